@@ -1,0 +1,63 @@
+# a2a-kb: `make site` builds the documentation site, `make test` runs every check and test.
+# Each target does its own set-up: a virtual environment, the project installed into it,
+# and the sources fetched (from the network, or from $A2A_KB_MIRROR when it is set).
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+KB     := $(BIN)/a2a-kb
+
+.PHONY: help setup fetch validate check site serve test lint unit node-test capture bench clean
+
+help:
+	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
+	@echo "make test    every check and test (set-up, fetch, ruff, mypy, validate, check, pytest, node)"
+	@echo "make serve   preview the site on http://127.0.0.1:8000"
+	@echo "make bench   run the benchmarks and write bench/results.{md,json}"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,sdk,bench]'
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+fetch: setup
+	$(KB) fetch
+
+validate: fetch
+	$(KB) validate
+
+check: validate
+	$(KB) check
+
+site: check
+	$(KB) build
+
+serve: fetch
+	$(KB) serve
+
+lint: setup
+	$(BIN)/ruff check tooling tests bench
+	$(BIN)/mypy
+
+unit: fetch
+	$(BIN)/pytest
+
+node-test:
+	@if command -v node >/dev/null 2>&1; then node --test tests/simulator/; \
+	else echo "node is not installed: the simulator's model tests need Node.js 18+"; exit 1; fi
+
+capture: setup
+	$(KB) capture
+
+test: lint check unit node-test
+
+bench: fetch
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf site .pytest_cache .mypy_cache .ruff_cache test-artifacts

@@ -1,0 +1,188 @@
+"""Fixtures shared by the test suite: real servers on 127.0.0.1, never the internet."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+REPO = Path(__file__).resolve().parent.parent
+MIRROR = Path(os.environ.get("A2A_KB_MIRROR", str(REPO.parent / "shared" / "mirror")))
+
+
+@pytest.fixture(scope="session")
+def _threaded_httpserver_session() -> Iterator[HTTPServer]:
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.clear()
+        server.stop()
+
+
+@pytest.fixture
+def threaded_httpserver(_threaded_httpserver_session: HTTPServer) -> HTTPServer:
+    """A pytest-httpserver on 127.0.0.1 that answers requests concurrently, fresh per test.
+
+    The plugin's own ``httpserver`` handles one request at a time, which hides any
+    concurrency in the client and lets one slow handler stall the next test.
+    """
+    _threaded_httpserver_session.clear()
+    return _threaded_httpserver_session
+
+
+Script = Callable[[socket.socket, bytes], None]
+
+
+class ScriptedServer:
+    """A TCP server on 127.0.0.1 that answers every connection with a test's script.
+
+    For faults that a well-behaved HTTP server cannot produce: a reset, a body shorter
+    than its Content-Length, bytes dripped slowly, a response that never comes. The script
+    receives the socket and the request head, and may do anything with the socket.
+    """
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.05)  # so that close() is noticed promptly
+        self.port: int = self.listener.getsockname()[1]
+        self.script: Script = answer(200, b"")
+        self.requests: list[bytes] = []
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def url(self, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def close(self) -> None:
+        self._stopping.set()
+        self._thread.join(timeout=2)
+        self.listener.close()
+
+    def _serve(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+
+    def _handle(self, conn: socket.socket) -> None:
+        with conn, contextlib.suppress(OSError):
+            conn.settimeout(5)
+            head = b""
+            while b"\r\n\r\n" not in head:
+                piece = conn.recv(4096)
+                if not piece:
+                    return
+                head += piece
+            self.requests.append(head)
+            self.script(conn, head)
+
+
+def answer(status: int, body: bytes, headers: dict[str, str] | None = None) -> Script:
+    """A script that sends one plain response and closes the connection."""
+
+    def script(conn: socket.socket, head: bytes) -> None:
+        fields = {"Content-Length": str(len(body)), "Connection": "close", **(headers or {})}
+        lines = [f"HTTP/1.1 {status} X"] + [f"{k}: {v}" for k, v in fields.items() if v]
+        conn.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+
+    return script
+
+
+@pytest.fixture
+def scripted_server() -> Iterator[ScriptedServer]:
+    server = ScriptedServer()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+# --- a minimal valid knowledge base (tests/fixtures/kb) with its dossier in a tmp cache ---
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURE_KB = FIXTURES / "kb"
+FIXTURE_DOSSIER = FIXTURES / "dossier.txt"
+
+
+def make_fixture_kb(dest: Path) -> tuple[Path, Path]:
+    """Copy the fixture knowledge base to ``dest/kb`` and fill ``dest/cache`` with its
+    dossier, as `a2a-kb fetch` would. Returns (root, cache); point A2A_KB_CACHE at cache."""
+    import shutil
+
+    from a2a_kb.cache import Cache, CacheEntry
+
+    root, cache_dir = dest / "kb", dest / "cache"
+    shutil.copytree(FIXTURE_KB, root)
+    text = FIXTURE_DOSSIER.read_bytes()
+    cache = Cache(cache_dir)
+    sha = cache.put_blob(text)
+    url = "https://llms-explorer.com/tree/7-state-task-lifecycle/"
+    entry = CacheEntry(sha256=sha, url=url, size=len(text), fetched_at="2025-06-01T00:00:00Z")
+    cache.record({"dossier": entry})
+    return root, cache_dir
+
+
+RELIABILITY_FIGURES = REPO / "test-artifacts" / "reliability" / "validate.json"
+
+
+def record_reliability(figures: dict[str, object]) -> None:
+    """Merge one test module's figures into test-artifacts/reliability/validate.json, which
+    the site's Reliability page reads. ``failures`` is the sum of every module's failures."""
+    import json
+
+    current: dict[str, object] = {}
+    with contextlib.suppress(OSError, ValueError):
+        current = json.loads(RELIABILITY_FIGURES.read_text("utf-8"))
+    current.update(figures)
+    parts = [v for k, v in current.items() if k.endswith("_failures") and isinstance(v, int)]
+    current["failures"] = sum(parts)
+    RELIABILITY_FIGURES.parent.mkdir(parents=True, exist_ok=True)
+    RELIABILITY_FIGURES.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n", "utf-8")
+
+
+@pytest.fixture
+def fixture_kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the fixture knowledge base, its cache set in A2A_KB_CACHE."""
+    root, cache_dir = make_fixture_kb(tmp_path)
+    monkeypatch.setenv("A2A_KB_CACHE", str(cache_dir))
+    return root
+
+
+# --- the real knowledge base, with its sources fetched from the mirror into a tmp cache ---
+
+
+@pytest.fixture(scope="session")
+def real_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache holding every pinned source of the real KB, fetched from the mirror once."""
+    from a2a_kb.cache import Cache
+    from a2a_kb.fetch import fetch
+    from a2a_kb.project import Project
+    from a2a_kb.validate import validate
+
+    if not MIRROR.is_dir():
+        pytest.fail(f"the source mirror is missing at {MIRROR} (set A2A_KB_MIRROR)")
+    cache_dir = tmp_path_factory.mktemp("real-cache")
+    kb = validate(Project.at(REPO))
+    report = fetch(list(kb.sources.values()), Cache(cache_dir), mirror=MIRROR)
+    assert report.ok, report.format_text()
+    return cache_dir
+
+
+@pytest.fixture
+def real_kb_env(real_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point a2a-kb at the real KB and the session's fetched cache; returns the root."""
+    monkeypatch.setenv("A2A_KB_CACHE", str(real_cache))
+    return REPO

@@ -1,0 +1,77 @@
+"""The GitHub API extractor: tags → commits, tag and commit dates in UTC."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from a2a_kb.errors import ExtractError
+from a2a_kb.extract import extract
+from a2a_kb.extract.git_refs import utc
+from a2a_kb.facts import Fact
+from extract_mirror import at, every_source, mirror_dir
+
+
+def facts_of(path: str) -> dict[str, Fact]:
+    source, data = at("api", path)
+    return {f.key: f for f in extract(source, data)}
+
+
+def test_lightweight_tags_point_at_commits_and_annotated_ones_at_tag_objects() -> None:
+    facts = facts_of("git/refs/tags")
+    assert facts["tag-commit:v0.2.1"].value == "c778e66ead9be711f1b4f9370dd0e3d4c0794c3f"
+    assert facts["tag-commit:v1.0.0"].value == "173695755607e884aa9acf8ce4feed90e32727a1"
+    assert facts["tag-object:v0.1.0"].value == "dfc1be7630168d03c9d29d5ad0fe48a40cba6ca8"
+    assert "tag-commit:v0.1.0" not in facts  # its commit is in the tag object's answer
+
+
+def test_an_annotated_tag_gives_its_commit_and_its_date_in_utc() -> None:
+    facts = facts_of("git/tags/dfc1be7630168d03c9d29d5ad0fe48a40cba6ca8")
+    assert facts["tag-commit:v0.1.0"].value == "ce95d60c49c44511b73a391c798e8e8c814bce66"
+    assert facts["tag-date:v0.1.0"].value == "2025-05-20T04:51:00Z"
+
+
+def test_commit_dates_agree_with_the_refs_file_converted_to_utc() -> None:
+    refs = json.loads((mirror_dir() / "a2a-refs.json").read_text("utf-8"))
+    facts = {f.key: f for source, data in every_source() if source.kind == "git-refs"
+             for f in extract(source, data)}
+    checked = 0
+    for ref in refs:
+        sha = ref["commit"]
+        if f"commit-date:{sha}" not in facts:
+            continue
+        assert facts[f"commit-date:{sha}"].value == utc(ref["commit_date"])
+        assert facts[f"commit-author-date:{sha}"].value == utc(ref["author_date"])
+        assert facts[f"commit-date:{sha}"].value.endswith("Z")
+        checked += 1
+    assert checked == len(refs)  # every ref's commit has its answer in the mirror
+    # v0.1.0: committed at 19:59 on 19 May in California, which was already 20 May in UTC
+    v010 = "ce95d60c49c44511b73a391c798e8e8c814bce66"
+    assert facts[f"commit-date:{v010}"].value == "2025-05-20T02:59:13Z"
+
+
+def test_every_tag_reaches_a_commit() -> None:
+    facts = {f.key: f for source, data in every_source() if source.kind == "git-refs"
+             for f in extract(source, data)}
+    tags = [key.split(":", 1)[1] for key in facts
+            if key.startswith(("tag-commit:", "tag-object:"))]
+    assert len(set(tags)) == 11
+    assert all(f"tag-commit:{tag}" in facts for tag in tags)
+
+
+@pytest.mark.parametrize(("stamp", "expected"), [
+    ("2025-05-19T19:59:13-07:00", "2025-05-20T02:59:13Z"),
+    ("2025-05-15T06:16:16+08:00", "2025-05-14T22:16:16Z"),
+    ("2025-07-31T15:05:40Z", "2025-07-31T15:05:40Z"),
+])
+def test_utc(stamp: str, expected: str) -> None:
+    assert utc(stamp) == expected
+
+
+@pytest.mark.parametrize("data", [b"", b"{}", b'{"tag": "v1", "tagger": {}}', b"[]",
+                                  b'{"sha": "x", "commit": {"author": {"date": "yesterday"}}}'])
+def test_answers_of_another_shape_are_errors(data: bytes) -> None:
+    source, _ = at("api", "git/refs/tags")
+    with pytest.raises(ExtractError, match="git-refs@api"):
+        extract(source, data)

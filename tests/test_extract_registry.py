@@ -1,0 +1,263 @@
+"""Every extractor over every mirrored file, the lines its facts point at, and the store."""
+
+from __future__ import annotations
+
+import doctest
+import functools
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import a2a_kb.extract as extract_stage
+from a2a_kb.errors import ExtractError
+from a2a_kb.extract import (
+    EXTRACTOR_VERSIONS,
+    EXTRACTORS,
+    Artifact,
+    extract,
+    git_refs,
+    json_positions,
+    json_schema,
+    lifecycle,
+)
+from a2a_kb.facts import Fact, canonical_state
+from a2a_kb.factstore import FactStore, facts_for
+from a2a_kb.records import Source
+from extract_mirror import at, every_source, kind_of, manifest
+
+
+@functools.cache
+def all_facts() -> tuple[tuple[Source, bytes, tuple[Fact, ...]], ...]:
+    return tuple((s, d, tuple(extract(s, d))) for s, d in every_source())
+
+
+def test_every_mirrored_file_has_an_extractor_and_facts() -> None:
+    rows = [row for row in manifest() if kind_of(row)]
+    assert len(rows) == len(manifest()) - 1  # all but the dossier
+    assert {kind_of(row) for row in rows} == set(EXTRACTORS) - {"capture"}  # captures live in captures/
+    for source, data, facts in all_facts():
+        assert facts, source.id
+        assert all(f.source == source.id and f.path == source.path for f in facts)
+        assert all(f.commit == source.commit for f in facts)
+        line_count = len(data.decode("utf-8").splitlines())
+        for f in facts:
+            assert 1 <= f.line_start <= f.line_end <= line_count, (source.id, f.key)
+        keys = [f.key for f in facts]
+        assert len(keys) == len(set(keys)), f"{source.id} repeats a kind:subject"
+
+
+def _mentions(text: str, state: str) -> bool:
+    """Whether ``text`` names ``state`` in any spelling a source uses."""
+    words = re.findall(r"[A-Za-z][A-Za-z_-]*", text)
+    return any(canonical_state(w) == state for w in words)
+
+
+def _subject(fact: Fact) -> str:
+    return re.sub(r"@[^@]*$", "", fact.subject)  # drop the passage suffix
+
+
+def _check_enum_values(fact: Fact, text: str) -> None:
+    for spelling in fact.value:
+        assert spelling in text
+
+
+def _check_states(fact: Fact, text: str) -> None:
+    for state in fact.value:
+        assert _mentions(text, state), state
+
+
+def _check_enum_value(fact: Fact, text: str) -> None:
+    assert _subject(fact).removeprefix("TaskState.") in text
+
+
+def _check_state_class(fact: Fact, text: str) -> None:
+    assert _mentions(text, _subject(fact).removeprefix("TaskState."))
+
+
+def _check_first_line_names(fact: Fact, text: str) -> None:
+    first = text.splitlines()[0]
+    assert _subject(fact).rsplit(".", 1)[-1] in first
+
+
+def _check_name_in_lines(fact: Fact, text: str) -> None:
+    assert _subject(fact) in text
+
+
+def _check_section(fact: Fact, text: str) -> None:
+    assert fact.value["text"] == text
+    assert text.startswith("#")
+    first_word = fact.value["title"].split()[0].strip("`*")
+    assert first_word in text.splitlines()[0]
+
+
+def _check_section_title(fact: Fact, text: str) -> None:
+    assert text.lstrip("#").strip().startswith(fact.value)
+
+
+def _check_release(fact: Fact, text: str) -> None:
+    assert fact.subject.split("~")[0] in text and fact.value in text
+
+
+def _check_sha(fact: Fact, text: str) -> None:
+    assert fact.value in text
+
+
+def _check_date(fact: Fact, text: str) -> None:
+    raw = json.loads("{" + text.strip().rstrip(",") + "}")["date"]
+    assert git_refs.utc(raw) == fact.value
+
+
+CHECKS: dict[str, Callable[[Fact, str], None]] = {
+    "enum-values": _check_enum_values,
+    "states": _check_states,
+    "named-states": _check_states,
+    "terminal-states": _check_states,
+    "interrupted-states": _check_states,
+    "terminal-examples": _check_states,
+    "interrupted-examples": _check_states,
+    "enum-value": _check_enum_value,
+    "state-class": _check_state_class,
+    "message-fields": _check_first_line_names,
+    "field": _check_first_line_names,
+    "rpc-methods": _check_first_line_names,
+    "rpc-method": _check_first_line_names,
+    "reserved": _check_first_line_names,
+    "error": _check_name_in_lines,
+    "error-mapping": _check_name_in_lines,
+    "section": _check_section,
+    "section-title": _check_section_title,
+    "release-date": _check_release,
+    "tag-commit": _check_sha,
+    "tag-object": _check_sha,
+    "tag-date": _check_date,
+    "commit-date": _check_date,
+    "commit-author-date": _check_date,
+}
+
+
+def test_every_fact_points_at_the_lines_that_say_it() -> None:
+    kinds_seen: set[str] = set()
+    for source, data, facts in all_facts():
+        lines = data.decode("utf-8").splitlines()
+        for fact in facts:
+            text = "\n".join(lines[fact.line_start - 1 : fact.line_end])
+            try:
+                CHECKS[fact.kind](fact, text)
+            except (AssertionError, KeyError, ValueError) as e:
+                raise AssertionError(
+                    f"{source.id} {fact.key} L{fact.line_start}-{fact.line_end}: {text[:200]!r}"
+                ) from e
+            kinds_seen.add(fact.kind)
+    assert kinds_seen == set(CHECKS) - {"reserved"}  # no mirrored proto reserves a number
+
+
+def test_the_registry_and_the_versions_agree() -> None:
+    assert set(EXTRACTOR_VERSIONS) == set(EXTRACTORS)
+
+
+def test_a_kind_without_an_extractor_is_an_error() -> None:
+    source, data = at("v1.0.0", "CHANGELOG.md")
+    other = Source(id="paper-x", kind="paper", authority="secondary", url=source.url,
+                   title="", versions=[], mark=source.mark)
+    with pytest.raises(ExtractError, match="no extractor for source kind 'paper'"):
+        extract(other, data)
+
+
+def test_non_utf8_bytes_are_an_error() -> None:
+    artifact = Artifact(source_id="spec@x", kind="spec", path="docs/specification.md",
+                        commit="", data=b"# Spec \xff\n")
+    with pytest.raises(ExtractError, match=r"spec@x.*not UTF-8"):
+        EXTRACTORS["spec"](artifact)
+
+
+@pytest.mark.parametrize("module", [lifecycle, json_positions, json_schema, git_refs])
+def test_the_examples_in_docstrings_hold(module: object) -> None:
+    result = doctest.testmod(module)  # type: ignore[arg-type]
+    assert result.failed == 0
+
+
+# --- the fact store -------------------------------------------------------------------------
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Count the calls of every extractor through the registry."""
+    calls: dict[str, int] = {}
+
+    Extractor = Callable[[Artifact], list[Fact]]
+
+    def counting(kind: str, real: Extractor) -> Extractor:
+        def run(artifact: Artifact) -> list[Fact]:
+            calls[kind] = calls.get(kind, 0) + 1
+            return real(artifact)
+        return run
+
+    for kind, real in list(EXTRACTORS.items()):
+        monkeypatch.setitem(EXTRACTORS, kind, counting(kind, real))
+    return calls
+
+
+def test_the_store_reads_each_content_once(tmp_path: Path, counted: dict[str, int]) -> None:
+    store = FactStore.in_cache(tmp_path)
+    source, data = at("v1.0.0", "specification/a2a.proto")
+    first = facts_for(source, data, store)
+    second = facts_for(source, data, store)
+    assert counted == {"proto": 1}
+    assert second == first
+    assert store.path(source.sha256).is_file()
+    assert [p.name for p in store.directory.iterdir()] == [f"{source.sha256}.json"]  # no temp files
+
+
+def test_same_bytes_under_another_source_get_that_source(tmp_path: Path,
+                                                        counted: dict[str, int]) -> None:
+    store = FactStore(tmp_path / "facts")
+    v010, data = at("v0.1.0", "specification/json/a2a.json")
+    draft, same = at("8a44cff", "specification/json/a2a.json")
+    assert data == same
+    facts_for(v010, data, store)
+    served = facts_for(draft, same, store)
+    assert counted == {"json-schema": 1}
+    assert {(f.source, f.commit) for f in served} == {(draft.id, draft.commit)}
+
+
+def test_a_new_extractor_version_or_a_damaged_file_reads_again(
+        tmp_path: Path, counted: dict[str, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    store = FactStore(tmp_path / "facts")
+    source, data = at("v1.0.1", "CHANGELOG.md")
+    facts_for(source, data, store)
+    monkeypatch.setitem(EXTRACTOR_VERSIONS, "changelog", "changed")
+    facts_for(source, data, store)
+    assert counted == {"changelog": 2}
+    store.path(source.sha256).write_text("{ half a file")
+    again = facts_for(source, data, store)
+    assert counted == {"changelog": 3}
+    assert {f.subject for f in again} >= {"1.0.0", "1.0.1"}
+
+
+def test_one_content_read_as_two_kinds_keeps_both(tmp_path: Path, counted: dict[str, int]) -> None:
+    store = FactStore(tmp_path / "facts")
+    spec, data = at("v1.0.0", "docs/whats-new-v1.md")
+    as_docs = facts_for(spec, data, store)
+    changelog_like = Source(id="odd", kind="spec", authority="primary", url=spec.url, title="",
+                            versions=[], mark=spec.mark, path=spec.path)
+    with pytest.raises(ExtractError):
+        facts_for(changelog_like, data, store)  # whats-new has no numbered sections
+    assert facts_for(spec, data, store) == as_docs
+    assert counted == {"docs": 1, "spec": 1}
+
+
+def test_extract_failures_are_not_cached(tmp_path: Path, counted: dict[str, int]) -> None:
+    store = FactStore(tmp_path / "facts")
+    source, _ = at("v1.0.0", "specification/a2a.proto")
+    for _ in range(2):
+        with pytest.raises(ExtractError):
+            facts_for(source, b"syntax = 'proto3';", store)
+    assert counted == {"proto": 2}
+    assert not store.directory.exists() or not list(store.directory.iterdir())
+
+
+def test_the_package_exports_its_registry() -> None:
+    assert extract_stage.EXTRACTORS is EXTRACTORS
+    assert callable(extract_stage.extract)

@@ -1,0 +1,383 @@
+"""check: claims × facts → verdicts, compared with the verdicts recorded in the claims.
+
+A claim's verdict is computed in this order:
+
+1. ``drifted``       a source it rests on no longer matches its pinned sha256;
+2. ``quote-missing`` its quote is not (or no longer) in the source;
+3. ``verified``      every ``expect`` holds against the facts of its source;
+4. ``contradicted``  an ``expect`` fails (``stale`` when the claim tracks the latest spec:
+                     a secondary source's statement about the current spec, now out of date);
+5. ``unverifiable``  nothing about it can be checked with the pinned sources.
+
+The run fails when a computed verdict differs from the recorded one; that is how CI learns
+that the world changed. Secondary sources read longer ago than the configured age warn
+(error with ``--strict``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cache import Cache
+from .diagnostics import Diagnostic, Mark, Severity
+from .errors import SourceUnavailable
+from .facts import Fact, canonical_state
+from .kb import KnowledgeBase
+from .records import Claim, Expectation, Source
+
+
+@dataclass
+class ClaimResult:
+    claim: Claim
+    verdict: str
+    message: str
+    evidence: list[Fact] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.verdict != self.claim.verdict
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.claim.id,
+            "verdict": self.verdict,
+            "expected": self.claim.verdict or None,
+            "versions": self.claim.versions,
+            "origin": self.claim.origin or None,
+            "message": self.message,
+            "file": self.claim.mark.path,
+            "line": self.claim.mark.line,
+            "evidence": [
+                {"source": f.source, "fact": f.key, "lines": [f.line_start, f.line_end]}
+                for f in self.evidence
+            ],
+        }
+
+
+@dataclass
+class CheckResult:
+    results: list[ClaimResult]
+    problems: list[Diagnostic]
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for r in self.results:
+            counts[r.verdict] = counts.get(r.verdict, 0) + 1
+        return dict(sorted(counts.items()))
+
+    @property
+    def changed(self) -> list[ClaimResult]:
+        return [r for r in self.results if r.changed]
+
+    @property
+    def ok(self) -> bool:
+        return not self.changed and not any(p.severity is Severity.ERROR for p in self.problems)
+
+
+class FactBook:
+    """The facts of every pinned source, extracted on first use and cached by sha256."""
+
+    def __init__(self, kb: KnowledgeBase, cache: Cache) -> None:
+        from .factstore import FactStore  # the extract stage is only needed when checking
+
+        self.kb = kb
+        self.cache = cache
+        self.store = FactStore(cache.root / "facts")
+        self._facts: dict[str, dict[str, list[Fact]]] = {}
+        self._text: dict[str, str] = {}
+
+    def text(self, source: Source) -> str:
+        if source.id not in self._text:
+            if source.local:
+                path = self.kb.project.root / source.path
+                try:
+                    self._text[source.id] = path.read_text("utf-8")
+                except OSError as e:
+                    raise SourceUnavailable(
+                        f"source '{source.id}': cannot read {source.path}: {e.strerror}"
+                    ) from e
+                return self._text[source.id]
+            data = self.cache.content(source.id, source.sha256)
+            if data is None:
+                raise SourceUnavailable(
+                    f"source '{source.id}' is not in the cache (tip: run `a2a-kb fetch`)"
+                )
+            self._text[source.id] = data.decode("utf-8", "replace")
+        return self._text[source.id]
+
+    def facts(self, source: Source) -> dict[str, list[Fact]]:
+        if source.id not in self._facts:
+            from .factstore import facts_for
+
+            data = self.text(source).encode("utf-8")
+            by_key: dict[str, list[Fact]] = {}
+            for fact in facts_for(source, data, self.store):
+                by_key.setdefault(fact.key, []).append(fact)
+            self._facts[source.id] = by_key
+        return self._facts[source.id]
+
+    def drifted(self, source: Source) -> str:
+        """Why ``source`` no longer matches its pin, or '' when it does."""
+        entry = self.cache.entry(source.id)
+        if source.pinned and entry is not None and entry.sha256 != source.sha256:
+            return (
+                f"source '{source.id}' changed: pinned sha256 {source.sha256[:12]}…, "
+                f"last fetched {entry.sha256[:12]}… on {entry.fetched_at[:10]}"
+            )
+        return ""
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _state_list(value: Any) -> Any:
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        mapped = [canonical_state(v) for v in value]
+        if all(mapped):
+            return mapped
+    return value
+
+
+def _matches(op: str, actual: Any, expected: Any) -> bool:
+    if op == "present":
+        return True
+    if op == "equals":
+        if isinstance(expected, dict) and isinstance(actual, dict):
+            return all(actual.get(k) == v for k, v in expected.items())
+        if actual == expected:
+            return True
+        return bool(_state_list(actual) == _state_list(expected))
+    if op in ("contains", "excludes"):
+        wanted = expected if isinstance(expected, list) else [expected]
+        if isinstance(actual, str):
+            hits = [_norm(str(w)) in _norm(actual) for w in wanted]
+        elif isinstance(actual, list):
+            pool = list(actual) + [s for s in (_state_list(actual) or []) if isinstance(s, str)]
+            hits = [w in pool or canonical_state(str(w)) in pool for w in wanted]
+        elif isinstance(actual, dict):
+            hits = [w in actual for w in wanted]
+        else:
+            return False
+        return all(hits) if op == "contains" else not any(hits)
+    if op == "count":
+        return isinstance(actual, list | dict | str) and len(actual) == expected
+    if op == "date-equals":
+        return str(actual)[:10] == str(expected)[:10]
+    if op == "matches":
+        return re.search(str(expected), str(actual)) is not None
+    if op == "quote-in-section":
+        text = actual.get("text", "") if isinstance(actual, dict) else str(actual)
+        return _norm(str(expected)) in _norm(text)
+    return False
+
+
+def _show(value: Any, limit: int = 160) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def evaluate(claim: Claim, kb: KnowledgeBase, book: FactBook) -> ClaimResult:
+    """The verdict of one claim, with a message that says why."""
+    involved: list[Source] = []
+    own = kb.sources.get(claim.source)
+    if own is not None and own.checkable:
+        involved.append(own)
+    targets: list[tuple[Expectation, Source]] = []
+    for e in claim.expect:
+        target = kb.resolve_source(e.source) if e.source else own
+        if target is None or not target.checkable:
+            return ClaimResult(
+                claim,
+                "unverifiable",
+                f"expect source '{e.source or claim.source}' has no pinned copy",
+            )
+        targets.append((e, target))
+        if target not in involved:
+            involved.append(target)
+
+    for source in involved:
+        why = book.drifted(source)
+        if why:
+            return ClaimResult(claim, "drifted", why)
+
+    if claim.quote and own is not None and own.checkable:
+        text = book.text(own)
+        where = text
+        section = claim.locator.removeprefix("§").strip() if claim.locator.startswith("§") else ""
+        if section:
+            facts = book.facts(own).get(f"section:{section}")
+            if facts:
+                where = (
+                    str(facts[0].value.get("text", ""))
+                    if isinstance(facts[0].value, dict)
+                    else text
+                )
+        if _norm(claim.quote) not in _norm(where):
+            scope = f"§{section} of " if section else ""
+            return ClaimResult(
+                claim, "quote-missing", f"the quoted words are not in {scope}{own.id}"
+            )
+
+    evidence: list[Fact] = []
+    for e, target in targets:
+        found = book.facts(target).get(e.fact, [])
+        if e.op == "absent":
+            if found:
+                return _failed(
+                    claim,
+                    f"{e.fact} is present in {target.id} (lines {found[0].line_start}–{found[0].line_end})",
+                    found[:1],
+                )
+            continue
+        if not found:
+            return _failed(claim, f"{target.id} has no fact {e.fact}", [])
+        fact = found[0]
+        evidence.append(fact)
+        if not any(_matches(e.op, f.value, e.value) for f in found):
+            want = "" if e.op == "present" else f" {_show(e.value)}"
+            return _failed(
+                claim,
+                f"{e.fact} in {target.id} is {_show(fact.value)}; expected {e.op}{want}",
+                evidence,
+            )
+
+    if targets:
+        where = ", ".join(sorted({t.id for _, t in targets}))
+        return ClaimResult(
+            claim, "verified", f"{len(targets)} check(s) hold against {where}", evidence
+        )
+    if claim.quote and own is not None and own.checkable:
+        return ClaimResult(claim, "verified", f"the quoted words are in {own.id}")
+    return ClaimResult(claim, "unverifiable", "no check is possible with the pinned sources")
+
+
+def _failed(claim: Claim, message: str, evidence: list[Fact]) -> ClaimResult:
+    verdict = "stale" if claim.tracks == "latest" else "contradicted"
+    return ClaimResult(claim, verdict, message, evidence)
+
+
+def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = None) -> CheckResult:
+    """Compute every claim's verdict; problems say what changed and what is too old."""
+    cache = Cache(kb.project.cache_dir)
+    book = FactBook(kb, cache)
+    results = [evaluate(claim, kb, book) for claim in kb.claims.values()]
+    problems: list[Diagnostic] = []
+    for r in results:
+        if r.changed:
+            recorded = r.claim.verdict or "nothing"
+            problems.append(
+                Diagnostic(
+                    r.claim.mark,
+                    "verdict-changed",
+                    f"claim '{r.claim.id}' was recorded {recorded}, now {r.verdict}: {r.message}",
+                    "review the claim against its source; then fix the claim or record the new verdict",
+                    record_id=r.claim.id,
+                )
+            )
+    problems += _aged_sources(kb, strict, today or _today(kb))
+    return CheckResult(results, problems)
+
+
+def _today(kb: KnowledgeBase) -> dt.date:
+    return dt.date.fromisoformat(kb.project.today) if kb.project.today else dt.date.today()
+
+
+def _aged_sources(kb: KnowledgeBase, strict: bool, today: dt.date) -> list[Diagnostic]:
+    used = {c.source for c in kb.claims.values()}
+    problems = []
+    for source in kb.sources.values():
+        if source.authority != "secondary" or not source.retrieved or source.id not in used:
+            continue
+        try:
+            age = (today - dt.date.fromisoformat(source.retrieved)).days
+        except ValueError:
+            continue  # validate reports the bad date
+        if age > kb.project.max_age_days:
+            problems.append(
+                Diagnostic(
+                    source.mark,
+                    "source-age",
+                    f"secondary source '{source.id}' was read {age} days ago ({source.retrieved}), "
+                    f"over the {kb.project.max_age_days}-day limit",
+                    "read it again, update the claims that cite it and its 'retrieved' date",
+                    Severity.ERROR if strict else Severity.WARNING,
+                    source.id,
+                )
+            )
+    return problems
+
+
+# --- reporters ----------------------------------------------------------------------------
+
+
+def _text(result: CheckResult) -> str:
+    lines = [d.format() for d in result.problems]
+    summary = ", ".join(f"{n} {v}" for v, n in result.summary.items())
+    changed = len(result.changed)
+    lines.append(
+        f"{len(result.results)} claims: {summary}; "
+        + (f"{changed} verdict(s) changed" if changed else "no verdict changed")
+    )
+    return "\n".join(lines)
+
+
+def _github(result: CheckResult) -> str:
+    def esc(s: str) -> str:
+        return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    lines = []
+    for d in result.problems:
+        level = "error" if d.severity is Severity.ERROR else "warning"
+        lines.append(
+            f"::{level} file={d.mark.path},line={d.mark.line},col={d.mark.column},"
+            f"title={esc(d.rule)}::{esc(d.message)}" + (esc(f" (tip: {d.tip})") if d.tip else "")
+        )
+    lines.append(_text(CheckResult(result.results, [])))
+    return "\n".join(lines)
+
+
+def _junit(result: CheckResult) -> str:
+    from xml.sax.saxutils import escape, quoteattr
+
+    failures = len(result.changed)
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<testsuite name="a2a-kb check" tests="{len(result.results)}" failures="{failures}">',
+    ]
+    for r in result.results:
+        name = quoteattr(r.claim.id)
+        cls = quoteattr(r.claim.mark.path)
+        if r.changed:
+            msg = quoteattr(f"recorded {r.claim.verdict or 'nothing'}, now {r.verdict}")
+            out.append(
+                f"  <testcase classname={cls} name={name}><failure message={msg}>"
+                f"{escape(str(r.claim.mark))}: {escape(r.message)}</failure></testcase>"
+            )
+        else:
+            out.append(f"  <testcase classname={cls} name={name}/>")
+    out.append("</testsuite>")
+    return "\n".join(out)
+
+
+def as_json(result: CheckResult) -> dict[str, Any]:
+    return {
+        "summary": result.summary,
+        "claims": [r.as_json() for r in result.results],
+        "problems": [d.as_json() for d in result.problems],
+        "ok": result.ok,
+    }
+
+
+REPORTERS: dict[str, Callable[[CheckResult], str]] = {
+    "text": _text,
+    "github": _github,
+    "junit": _junit,
+}
+
+__all__ = ["REPORTERS", "CheckResult", "ClaimResult", "Mark", "as_json", "check", "evaluate"]

@@ -1,0 +1,46 @@
+"""The exceptions a2a-kb raises for broken set-up.
+
+Problems in the data (a claim with an unknown source, a quote that is gone) are
+:class:`~a2a_kb.diagnostics.Diagnostic` values, collected and reported together.
+Exceptions are for what stops a run: a missing cache, a bad flag, a failed build.
+The CLI turns each into a message and an exit code; nothing here prints.
+"""
+
+from __future__ import annotations
+
+
+class KBError(Exception):
+    """Base class of every error a2a-kb raises on purpose."""
+
+    exit_code = 2
+
+
+class ConfigurationError(KBError):
+    """The project, a flag or the environment is set up wrongly (exit 2)."""
+
+
+class SourceUnavailable(KBError):
+    """A source needed for this step is not in the cache; run `a2a-kb fetch` first."""
+
+
+class FetchError(KBError):
+    """One source could not be fetched or verified; the cache keeps its last good copy."""
+
+    exit_code = 1
+
+    def __init__(self, source_id: str, message: str) -> None:
+        super().__init__(f"{source_id}: {message}")
+        self.source_id = source_id
+        self.reason = message
+
+
+class ExtractError(KBError):
+    """An extractor found nothing where it expected something, or could not parse."""
+
+    exit_code = 1
+
+
+class BuildError(KBError):
+    """The site could not be built; the last good site/ is left as it was."""
+
+    exit_code = 1

@@ -1,0 +1,132 @@
+"""Facts of the JSON binding's schema (specification/json/a2a.json, 47b436f … v0.3.0).
+
+Reads the TaskState enum, the properties of every object definition (the lifecycle
+messages Task, TaskStatus, TaskStatusUpdateEvent and TaskArtifactUpdateEvent must be
+there), and the JSON-RPC error definitions whose code is fixed by ``const``, ``default``
+or ``examples``. Early schemas keep definitions under ``$defs``, later ones under
+``definitions``. Lines come from :mod:`.json_positions`: a property's fact points at its
+key, a definition's at its whole body.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..facts import Fact
+from .artifact import Artifact, Draft
+from .json_positions import Pointer, Span, locate
+from .lifecycle import TASK_STATE, EnumEntry, enum_drafts
+
+VERSION = "1"
+LIFECYCLE_MESSAGES = ("Task", "TaskStatus", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent")
+
+
+def extract(artifact: Artifact) -> list[Fact]:
+    text = artifact.text
+    try:
+        document = json.loads(text)
+    except ValueError as e:
+        raise artifact.fail(f"not valid JSON: {e}") from e
+    if not isinstance(document, dict):
+        raise artifact.fail("the schema is not a JSON object")
+    container = next((k for k in ("$defs", "definitions") if isinstance(document.get(k), dict)), "")
+    if not container:
+        raise artifact.fail("no `$defs` or `definitions` object: is this the A2A JSON schema?")
+    definitions: dict[str, Any] = document[container]
+    spans = locate(text)
+
+    drafts = _task_state(artifact, definitions.get(TASK_STATE), spans, (container, TASK_STATE))
+    for name, definition in definitions.items():
+        if isinstance(definition, dict) and isinstance(definition.get("properties"), dict):
+            drafts += _message(name, definition, spans, (container, name))
+    messages = {d.subject for d in drafts if d.kind == "message-fields"}
+    missing = [m for m in LIFECYCLE_MESSAGES if m not in messages]
+    if missing:
+        raise artifact.fail(f"no object definition with properties for {', '.join(missing)}")
+    errors = [d for name, definition in definitions.items()
+              for d in _error(name, definition, spans, (container, name))]
+    if not errors:
+        raise artifact.fail("no JSON-RPC error definition with a fixed code, "
+                            "such as TaskNotFoundError")
+    return artifact.facts(drafts + errors)
+
+
+def _task_state(artifact: Artifact, definition: Any, spans: dict[Pointer, Span],
+                where: Pointer) -> list[Draft]:
+    values = definition.get("enum") if isinstance(definition, dict) else None
+    if not values or not all(isinstance(v, str) for v in values):
+        raise artifact.fail("no TaskState definition with an `enum` of strings")
+    entries = [EnumEntry(spelling=v, line_start=spans[(*where, "enum", i)][0],
+                         line_end=spans[(*where, "enum", i)][1])
+               for i, v in enumerate(values)]
+    return enum_drafts(entries, *spans[(*where, "enum")])
+
+
+def _message(name: str, definition: dict[str, Any], spans: dict[Pointer, Span],
+             where: Pointer) -> list[Draft]:
+    properties: dict[str, Any] = definition["properties"]
+    required = set(definition.get("required") or [])
+    drafts = [Draft("message-fields", name, list(properties), *spans[where])]
+    for field, schema in properties.items():
+        value = {"number": None, "type": type_name(schema), "required": field in required,
+                 "json_name": None}
+        where_field = spans[(*where, "properties", field)]
+        drafts.append(Draft("field", f"{name}.{field}", value, *where_field))
+    return drafts
+
+
+def type_name(schema: Any) -> str:
+    """A short name for a property's type, written the same way as the proto extractor's:
+    a referenced definition by its name, an array as ``X[]``, a nullable type as itself.
+
+    >>> type_name({"anyOf": [{"$ref": "#/$defs/Message"}, {"type": "null"}]})
+    'Message'
+    >>> type_name({"items": {"$ref": "#/definitions/Artifact"}, "type": "array"})
+    'Artifact[]'
+    """
+    if not isinstance(schema, dict):
+        return "any"
+    if isinstance(schema.get("$ref"), str):
+        return str(schema["$ref"]).rsplit("/", 1)[-1]
+    for combinator in ("anyOf", "oneOf"):
+        options = schema.get(combinator)
+        if isinstance(options, list):
+            kept = [type_name(o) for o in options
+                    if not (isinstance(o, dict) and o.get("type") == "null")]
+            return " | ".join(kept) if kept else "null"
+    kind = schema.get("type")
+    if kind == "array":
+        return f"{type_name(schema.get('items'))}[]"
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind if k != "null")
+    if isinstance(kind, str):
+        return kind
+    if "const" in schema:
+        return type(schema["const"]).__name__ if schema["const"] is not None else "null"
+    return "any"
+
+
+def _fixed(schema: Any) -> Any:
+    """The value a property is pinned to: its const, else its default, else its first example."""
+    if not isinstance(schema, dict):
+        return None
+    for key in ("const", "default"):
+        if key in schema:
+            return schema[key]
+    examples = schema.get("examples")
+    return examples[0] if isinstance(examples, list) and examples else None
+
+
+def _error(name: str, definition: Any, spans: dict[Pointer, Span], where: Pointer) -> list[Draft]:
+    if not name.endswith("Error") or not isinstance(definition, dict):
+        return []
+    properties = definition.get("properties")
+    if not isinstance(properties, dict):
+        return []
+    code = _fixed(properties.get("code"))
+    if not isinstance(code, int) or isinstance(code, bool):
+        return []  # the generic JSONRPCError, or a union such as A2AError
+    message = _fixed(properties.get("message"))
+    value = {"code": code, "message": message if isinstance(message, str) else None}
+    return [Draft("error", name, value, *spans[where])]

@@ -1,0 +1,91 @@
+"""Facts cached on disk by the sha256 of the bytes they were read from.
+
+An unchanged source is never parsed twice. One file per content, ``<sha256>.json`` in the
+facts directory (``<cache_dir>/facts/``), holds the facts of each kind that has read those
+bytes, each with the version of its extractor; a new extractor version, a missing or
+unreadable file, or a file from another format simply means the bytes are read again.
+Files are replaced atomically (:func:`a2a_kb.cache.atomic_write`), so a reader never sees
+half a file.
+
+The cached facts carry no source identity: two sources can have the same bytes (the
+v0.1.0 schema is byte for byte the one at 8a44cff), so the identity of the source asking
+is stamped on the facts as they are handed out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from .cache import atomic_write, sha256_of
+from .extract import EXTRACTOR_VERSIONS, extract
+from .facts import Fact
+from .records import Source
+
+STORE_FORMAT = 1
+
+
+class FactStore:
+    """The facts directory: ``<sha256>.json`` → {kind → (extractor version, facts)}."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    @classmethod
+    def in_cache(cls, cache_dir: Path) -> FactStore:
+        return cls(cache_dir / "facts")
+
+    def path(self, sha256: str) -> Path:
+        return self.directory / f"{sha256}.json"
+
+    def _entries(self, sha256: str) -> dict[str, Any]:
+        try:
+            stored = json.loads(self.path(sha256).read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(stored, dict) or stored.get("format") != STORE_FORMAT:
+            return {}
+        entries = stored.get("kinds")
+        return entries if isinstance(entries, dict) else {}
+
+    def load(self, sha256: str, kind: str) -> list[Fact] | None:
+        """The cached facts of these bytes read as ``kind``, or None if there are none
+        from the current extractor."""
+        entry = self._entries(sha256).get(kind)
+        if not isinstance(entry, dict) or entry.get("extractor") != EXTRACTOR_VERSIONS.get(kind):
+            return None
+        try:
+            return [Fact.from_json(item) for item in entry["facts"]]
+        except (KeyError, TypeError, ValueError):
+            return None  # a damaged entry is read again, never trusted
+
+    def save(self, sha256: str, kind: str, facts: list[Fact]) -> None:
+        entries = self._entries(sha256)
+        entries[kind] = {
+            "extractor": EXTRACTOR_VERSIONS.get(kind, ""),
+            "facts": [_anonymous(f).as_json() for f in facts],
+        }
+        payload = {"format": STORE_FORMAT, "sha256": sha256, "kinds": entries}
+        atomic_write(self.path(sha256), json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+
+
+def _anonymous(fact: Fact) -> Fact:
+    return dataclasses.replace(fact, source="", path="", commit="")
+
+
+def _stamped(fact: Fact, source: Source) -> Fact:
+    return dataclasses.replace(fact, source=source.id, path=source.path, commit=source.commit)
+
+
+def facts_for(source: Source, data: bytes, store: FactStore) -> list[Fact]:
+    """The facts of ``data`` (the bytes of ``source``): from the store when these bytes
+    were read before by the same extractor version, else extracted and stored."""
+    sha256 = sha256_of(data)
+    cached = store.load(sha256, source.kind)
+    if cached is None:
+        facts = extract(source, data)
+        store.save(sha256, source.kind, facts)
+        return facts
+    return [_stamped(f, source) for f in cached]

@@ -1,0 +1,70 @@
+"""The knowledge base as typed records: versions, sources, claims and conflicts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .diagnostics import Diagnostic
+from .errors import ConfigurationError
+from .project import Project
+from .records import Claim, Conflict, Source, Version
+
+_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+)$")
+
+
+def normalize_version(name: str) -> str:
+    """'v0.3.0' → '0.3.0'; other names ('draft', 'main', 'latest') are kept."""
+    m = _VERSION.match(name.strip())
+    return m.group(1) if m else name.strip()
+
+
+@dataclass
+class KnowledgeBase:
+    """Every record of a project, with the problems found while reading them."""
+
+    project: Project
+    versions: dict[str, Version] = field(default_factory=dict)
+    sources: dict[str, Source] = field(default_factory=dict)
+    claims: dict[str, Claim] = field(default_factory=dict)
+    conflicts: dict[str, Conflict] = field(default_factory=dict)
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ordered_versions(self) -> list[Version]:
+        return sorted(self.versions.values(), key=lambda v: v.order)
+
+    @property
+    def latest(self) -> Version:
+        """The newest released version."""
+        released = [v for v in self.ordered_versions if v.released]
+        if not released:
+            raise ConfigurationError("sources/versions.yaml lists no released version")
+        return released[-1]
+
+    def version(self, name: str) -> Version:
+        """Resolve '0.3.0', 'v0.3.0', 'latest', 'main' or 'draft' to a version."""
+        key = normalize_version(name)
+        if key == "latest":
+            return self.latest
+        found = self.versions.get(key)
+        if found is None:
+            known = ", ".join(self.versions)
+            raise ConfigurationError(f"unknown version '{name}' (known: {known}, latest)")
+        return found
+
+    def resolve_source(self, ref: str) -> Source | None:
+        """A source by id; ``<kind>@latest`` names that kind's source in the newest release."""
+        if ref.endswith("@latest"):
+            prefix = ref[: -len("@latest")]
+            try:
+                latest = self.latest
+            except ConfigurationError:
+                return None
+            return self.sources.get(f"{prefix}@{latest.ref}")
+        return self.sources.get(ref)
+
+    def sources_of(self, version: str) -> list[Source]:
+        """The pinned primary sources that belong to ``version``."""
+        key = self.version(version).id
+        return [s for s in self.sources.values() if key in s.versions and s.pinned]

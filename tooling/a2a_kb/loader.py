@@ -1,0 +1,145 @@
+"""load: record files on disk → parsed documents with marks, sorted by kind.
+
+Reads sources/*.yaml and claims/*.yaml (never the cache). Each file's single top-level key
+says what it holds: ``versions``, ``sources``, ``claims`` or ``conflicts``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import yamldoc
+from .diagnostics import Diagnostic
+from .project import Project
+from .schemas import FILE_KEYS
+
+
+@dataclass
+class RawRecord:
+    """One record as read: its dict, its file's document, and its JSON pointer there."""
+
+    kind: str
+    data: dict[str, Any]
+    doc: yamldoc.Document
+    pointer: str
+
+    def mark(self, key: str = "") -> Any:
+        return self.doc.mark(f"{self.pointer}/{key}" if key else self.pointer)
+
+
+@dataclass
+class LoadResult:
+    files: list[yamldoc.Document] = field(default_factory=list)
+    records: dict[str, list[RawRecord]] = field(
+        default_factory=lambda: {kind: [] for kind in FILE_KEYS.values()}
+    )
+    problems: list[Diagnostic] = field(default_factory=list)
+
+
+def record_files(project: Project) -> list[Path]:
+    """Every record file of the project, in a stable order."""
+    files: list[Path] = []
+    for folder in (project.sources_dir, project.claims_dir):
+        if folder.is_dir():
+            files += sorted(p for p in folder.glob("*.yaml") if p.is_file())
+            files += sorted(p for p in folder.glob("*.yml") if p.is_file())
+    return files
+
+
+def load(project: Project, files: list[Path] | None = None) -> LoadResult:
+    """Parse every record file; collect problems, never stop at the first."""
+    result = LoadResult()
+    for path in files if files is not None else record_files(project):
+        doc = yamldoc.read(path, project.relative(path))
+        result.files.append(doc)
+        result.problems += doc.problems
+        if doc.value is None and doc.problems:
+            continue  # the file could not be read; its problems say why
+        _split(doc, result)
+    return result
+
+
+def _kind_of(value: Any) -> str:
+    """What a YAML value is, in words a record author uses."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "a list" if isinstance(value, list) else "a string"
+
+
+def _split(doc: yamldoc.Document, result: LoadResult) -> None:
+    from .diagnostics import Mark
+
+    value = doc.value
+    keys = ", ".join(f"'{k}'" for k in FILE_KEYS)
+    if not isinstance(value, dict):
+        result.problems.append(
+            Diagnostic(
+                doc.mark(""),
+                "top-level-type",
+                f"the file holds {_kind_of(value)} at the top; a record file holds a mapping",
+                f"start the file with one of {keys}, e.g. 'claims:' followed by a list",
+            )
+        )
+        return
+    found = [k for k in value if k in FILE_KEYS]
+    unknown = [k for k in value if k not in FILE_KEYS]
+    for key in unknown:
+        close = difflib.get_close_matches(key, list(FILE_KEYS), n=1)
+        shown = key if len(key) <= 60 else key[:59] + "…"
+        result.problems.append(
+            Diagnostic(
+                doc.mark(f"/{yamldoc.pointer_escape(key)}"),
+                "unknown-section",
+                f"unknown top-level key '{shown}'",
+                f"did you mean '{close[0]}'?"
+                if close
+                else f"a record file has exactly one of {keys}",
+            )
+        )
+    if len(found) != 1:
+        if not unknown:
+            result.problems.append(
+                Diagnostic(
+                    doc.marks.get("", Mark(doc.path, 1, 1)),
+                    "top-level-type",
+                    f"the file has {len(found)} of the keys {keys}; it must have exactly one",
+                    "put each kind of record in its own file",
+                )
+            )
+        return
+    key = found[0]
+    items = value[key]
+    if not isinstance(items, list):
+        result.problems.append(
+            Diagnostic(
+                doc.mark(f"/{key}"),
+                "top-level-type",
+                f"'{key}' must be a list of records, not {_kind_of(items)}",
+                f"write each record as a list item: '{key}:' then '  - id: …'"
+                + (f", or '{key}: []' when there are none" if items is None else ""),
+            )
+        )
+        return
+    kind = FILE_KEYS[key]
+    for i, item in enumerate(items):
+        pointer = f"/{key}/{i}"
+        if not isinstance(item, dict):
+            result.problems.append(
+                Diagnostic(
+                    doc.mark(pointer),
+                    "record-type",
+                    f"item {i + 1} of '{key}' is {_kind_of(item)}, not a record",
+                    "each item is a mapping of fields, starting with '- id: …'",
+                )
+            )
+            continue
+        result.records[kind].append(RawRecord(kind, item, doc, pointer))

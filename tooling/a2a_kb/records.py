@@ -1,0 +1,159 @@
+"""Typed records: versions, sources, claims and conflicts, each remembering its place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import Mark
+
+VERDICTS = ("verified", "contradicted", "unverifiable", "quote-missing", "stale", "drifted")
+SOURCE_KINDS = (
+    "json-schema",
+    "proto",
+    "spec",
+    "docs",
+    "changelog",
+    "git-refs",
+    "capture",
+    "sdk",
+    "web",
+    "paper",
+    "issue",
+    "dossier",
+)
+# Source kinds whose copies are fetched, pinned and read by an extractor.
+FETCHED_KINDS = ("json-schema", "proto", "spec", "docs", "changelog", "git-refs", "dossier")
+
+
+@dataclass
+class Version:
+    """A version of the A2A specification, pinned to the commit of its ref."""
+
+    id: str
+    title: str
+    ref: str
+    commit: str
+    released: bool
+    mark: Mark
+    order: int = 0
+    notes: str = ""
+
+    @property
+    def tag(self) -> str:
+        return self.ref
+
+
+@dataclass
+class Source:
+    """A primary or secondary source. Pinned sources carry commit and sha256."""
+
+    id: str
+    kind: str
+    authority: str
+    url: str
+    title: str
+    versions: list[str]
+    mark: Mark
+    ref: str = ""
+    commit: str = ""
+    path: str = ""
+    sha256: str = ""
+    size: int = 0
+    retrieved: str = ""
+    moving: bool = False
+    binding: str = ""
+    notes: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def pinned(self) -> bool:
+        return bool(self.sha256)
+
+    @property
+    def local(self) -> bool:
+        """Kept in this repository (SDK capture transcripts), not fetched into the cache."""
+        return self.kind == "capture"
+
+    @property
+    def checkable(self) -> bool:
+        """Whether claims can be checked against this source's facts."""
+        return self.pinned or self.local
+
+    @property
+    def fetched(self) -> bool:
+        """Whether `a2a-kb fetch` keeps a copy of this source in the cache."""
+        return self.pinned
+
+    def permalink(self, line_start: int = 0, line_end: int = 0) -> str:
+        """A link to the exact lines of the pinned commit, where the source has one."""
+        if self.commit and self.path and "github" in self.url:
+            repo = "a2aproject/A2A"
+            parts = self.url.split("/")
+            if "raw.githubusercontent.com" in self.url and len(parts) > 5:
+                repo = f"{parts[3]}/{parts[4]}"
+            link = f"https://github.com/{repo}/blob/{self.commit}/{self.path}"
+            if line_start:
+                link += f"#L{line_start}"
+                if line_end and line_end != line_start:
+                    link += f"-L{line_end}"
+            return link
+        return self.url
+
+
+@dataclass
+class Expectation:
+    """One machine check of a claim against the facts of a source."""
+
+    fact: str
+    op: str
+    value: Any = None
+    source: str = ""  # defaults to the claim's source
+    mark: Mark | None = None
+
+
+@dataclass
+class Claim:
+    """One checkable fact, in the project's own words, tied to its source."""
+
+    id: str
+    statement: str
+    versions: list[str]
+    source: str
+    conflicts: list[str]
+    mark: Mark
+    subject: str = ""
+    locator: str = ""
+    quote: str = ""
+    expect: list[Expectation] = field(default_factory=list)
+    verdict: str = ""
+    reviewed: str = ""
+    origin: str = ""
+    rank: str = "normal"
+    tracks: str = ""
+    related: list[str] = field(default_factory=list)
+    note: str = ""
+    file: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class Side:
+    position: str
+    claims: list[str]
+
+
+@dataclass
+class Conflict:
+    """A disagreement between sources: the question, its sides, its status, the advice."""
+
+    id: str
+    question: str
+    sides: list[Side]
+    status: str
+    advice: str
+    mark: Mark
+    title: str = ""
+    resolved_in: str = ""
+    origin: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)

@@ -1,0 +1,23 @@
+"""The JSON Schemas of the record kinds, shipped with the package."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+KINDS = ("claim", "source", "conflict", "version")
+
+# The top-level key of a record file names its kind.
+FILE_KEYS = {"claims": "claim", "sources": "source", "conflicts": "conflict", "versions": "version"}
+
+
+@cache
+def schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema (2020-12) of a record file of ``kind``."""
+    if kind not in KINDS:
+        raise KeyError(kind)
+    text = resources.files(__package__).joinpath(f"{kind}.schema.json").read_text("utf-8")
+    result: dict[str, Any] = json.loads(text)
+    return result

@@ -1,0 +1,206 @@
+"""states: the TaskState set of a version, per binding and per source, from facts.
+
+Nothing here is typed by hand: the states, their numbers, spellings and classes all come
+from the facts extracted from the pinned sources of the version asked about.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cache import Cache
+from .check import FactBook
+from .facts import CANONICAL_STATES, Fact, canonical_state
+from .kb import KnowledgeBase
+from .records import Source
+
+CLASSIFYING_KINDS = ("json-schema", "proto", "spec", "docs")
+# Which binding a source's spelling stands for.
+_BINDING = {"json-schema": "json", "proto": "grpc", "spec": "spec", "docs": "docs"}
+
+
+def _binding(source: Source) -> str:
+    if source.kind == "proto" and source.path == "specification/a2a.proto":
+        return "proto"
+    return _BINDING.get(source.kind, source.kind)
+
+
+def _first(facts: dict[str, list[Fact]], key: str) -> Fact | None:
+    found = facts.get(key)
+    return found[0] if found else None
+
+
+def _classes(facts: dict[str, list[Fact]], states: list[str]) -> dict[str, tuple[str, Fact | None]]:
+    """What one source says of each state's class; empty when it classifies nothing."""
+    result: dict[str, tuple[str, Fact | None]] = {}
+    terminal = _first(facts, "terminal-states:TaskState")
+    interrupted = _first(facts, "interrupted-states:TaskState")
+    for state in states:
+        explicit = _first(facts, f"state-class:TaskState.{state}")
+        if explicit is not None:
+            result[state] = (str(explicit.value), explicit)
+        elif terminal is not None and state in terminal.value:
+            result[state] = ("terminal", terminal)
+        elif interrupted is not None and state in interrupted.value:
+            result[state] = ("interrupted", interrupted)
+    if result or terminal is not None or interrupted is not None:
+        for state in states:
+            result.setdefault(state, ("unclassified", None))
+    return result
+
+
+def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -> dict[str, Any]:
+    """The states of ``version`` in the JSON shape of the CLI contract."""
+    v = kb.version(version)
+    book = book or FactBook(kb, Cache(kb.project.cache_dir))
+    sources = [s for s in kb.sources_of(v.id) if s.kind in CLASSIFYING_KINDS]
+    per_source = {s.id: book.facts(s) for s in sources}
+
+    # The order and numbers come from the source that numbers its values (the .proto),
+    # else from the enum order of the schema.
+    order: list[str] = []
+    numbers: dict[str, int | None] = {}
+    spellings: dict[str, dict[str, str]] = {}
+    evidence: dict[str, dict[str, Any]] = {}
+    descriptions: dict[str, str] = {}
+    for source in sorted(sources, key=lambda s: (s.kind != "proto", s.kind != "json-schema")):
+        facts = per_source[source.id]
+        enum = _first(facts, "enum-values:TaskState")
+        if enum is None:
+            continue
+        for raw in enum.value:
+            state = canonical_state(raw)
+            if state is None:
+                continue
+            if state not in order:
+                order.append(state)
+            spellings.setdefault(state, {}).setdefault(_binding(source), raw)
+            detail = _first(facts, f"enum-value:TaskState.{raw}")
+            if detail is not None and isinstance(detail.value, dict):
+                if detail.value.get("number") is not None:
+                    numbers.setdefault(state, detail.value["number"])
+                if detail.value.get("description"):
+                    descriptions.setdefault(state, str(detail.value["description"]))
+            where = detail or enum
+            evidence.setdefault(state, {})[source.id] = {
+                "lines": [where.line_start, where.line_end],
+                "permalink": source.permalink(where.line_start, where.line_end),
+            }
+
+    classes = {s.id: _classes(per_source[s.id], order) for s in sources}
+    rows = []
+    for state in sorted(
+        order, key=lambda st: (numbers.get(st) is None, numbers.get(st) or 0, order.index(st))
+    ):
+        by_source = {sid: cls[state][0] for sid, cls in classes.items() if state in cls}
+        for sid, cls in classes.items():
+            fact = cls.get(state, ("", None))[1]
+            if fact is not None and sid not in evidence.get(state, {}):
+                src = kb.sources[sid]
+                evidence.setdefault(state, {})[sid] = {
+                    "lines": [fact.line_start, fact.line_end],
+                    "permalink": src.permalink(fact.line_start, fact.line_end),
+                }
+        stated = {c for c in by_source.values() if c != "unclassified"}
+        rows.append(
+            {
+                "name": state,
+                "number": numbers.get(state),
+                "spellings": spellings.get(state, {}),
+                "class": by_source,
+                "disagreement": len(stated) > 1,
+                "evidence": evidence.get(state, {}),
+                "description": descriptions.get(state, ""),
+            }
+        )
+    counts: dict[str, int] = {}
+    for state in order:
+        for binding in spellings.get(state, {}):
+            counts[binding] = counts.get(binding, 0) + 1
+    return {
+        "version": v.id,
+        "title": v.title,
+        "commit": v.commit,
+        "sources": [s.id for s in sources],
+        "counts": counts,
+        "states": rows,
+    }
+
+
+def all_versions(kb: KnowledgeBase) -> list[dict[str, Any]]:
+    book = FactBook(kb, Cache(kb.project.cache_dir))
+    return [state_table(kb, v.id, book) for v in kb.ordered_versions]
+
+
+def resolve(kb: KnowledgeBase, name: str) -> dict[str, Any]:
+    """What ``name`` (any spelling from any version) names in each version."""
+    book = FactBook(kb, Cache(kb.project.cache_dir))
+    state = canonical_state(name)
+    answers = []
+    for v in kb.ordered_versions:
+        table = state_table(kb, v.id, book)
+        row = next((r for r in table["states"] if r["name"] == state), None)
+        answers.append(
+            {
+                "version": v.id,
+                "state": row["name"] if row else None,
+                "spellings": row["spellings"] if row else {},
+                "number": row["number"] if row else None,
+                "note": "" if row else _absent_note(state, table),
+            }
+        )
+    return {"query": name, "canonical": state, "versions": answers}
+
+
+def _absent_note(state: str | None, table: dict[str, Any]) -> str:
+    if state is None:
+        return "not a spelling of any TaskState value (known: " + ", ".join(CANONICAL_STATES) + ")"
+    names = [r["name"] for r in table["states"]]
+    if state == "unknown" and "unspecified" in names:
+        return (
+            "no named 'unknown' value; the zero value TASK_STATE_UNSPECIFIED "
+            "stands for an undetermined state"
+        )
+    return f"this version has no {state} state"
+
+
+def format_table(table: dict[str, Any]) -> str:
+    from .output import table as render
+
+    bindings = sorted({b for r in table["states"] for b in r["spellings"]})
+    sources = table["sources"]
+    classifying = [s for s in sources if any(s in r["class"] for r in table["states"])]
+    headers = ["#", "state", *bindings, *classifying]
+    rows = []
+    for r in table["states"]:
+        cls = [r["class"].get(s, "") for s in classifying]
+        rows.append(
+            [
+                "" if r["number"] is None else str(r["number"]),
+                r["name"] + (" *" if r["disagreement"] else ""),
+                *[r["spellings"].get(b, "") for b in bindings],
+                *cls,
+            ]
+        )
+    note = (
+        "\n* sources of this version disagree on the class"
+        if any(r["disagreement"] for r in table["states"])
+        else ""
+    )
+    return (
+        f"{table['title']} ({table['commit'][:7]}): {len(table['states'])} values\n"
+        + render(headers, rows)
+        + note
+    )
+
+
+def format_resolution(answer: dict[str, Any]) -> str:
+    lines = [f"{answer['query']!r} → canonical {answer['canonical'] or '(none)'}"]
+    for v in answer["versions"]:
+        if v["state"]:
+            spell = ", ".join(f"{b}: {s}" for b, s in sorted(v["spellings"].items()))
+            num = f" = {v['number']}" if v["number"] is not None else ""
+            lines.append(f"  {v['version']:>6}  {v['state']}{num}  ({spell})")
+        else:
+            lines.append(f"  {v['version']:>6}  — {v['note']}")
+    return "\n".join(lines)

@@ -41,7 +41,7 @@ serve: fetch
 	$(KB) serve
 
 lint: setup
-	$(BIN)/ruff check tooling tests bench
+	$(BIN)/ruff check tooling tests $(wildcard bench)
 	$(BIN)/mypy
 
 unit: fetch

@@ -367,7 +367,9 @@ def test_a_hundred_slow_sources_are_fetched_concurrently(
                                    f"/s/{i}".encode()))
     cache = Cache(tmp_path / "cache")
     started = time.monotonic()
-    report = fetch(sources, cache, concurrency=concurrency, policy=FAST)
+    # Generous timeouts: under load a retry after a slow answer would add a request in flight.
+    patient = HttpPolicy(connect_timeout=5, read_timeout=5, deadline=10, attempts=1, max_bytes=4096)
+    report = fetch(sources, cache, concurrency=concurrency, policy=patient)
     elapsed = time.monotonic() - started
     assert report.ok and report.counts["fetched"] == count
     serial = count * delay

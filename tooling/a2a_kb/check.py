@@ -124,6 +124,12 @@ class FactBook:
     def drifted(self, source: Source) -> str:
         """Why ``source`` no longer matches its pin, or '' when it does."""
         entry = self.cache.entry(source.id)
+        if source.pinned and entry is not None and entry.upstream_sha256 not in ("", source.sha256):
+            return (
+                f"source '{source.id}' changed upstream: pinned sha256 {source.sha256[:12]}…, "
+                f"the last refresh got {entry.upstream_sha256[:12]}… (tip: review the claims on it, "
+                "then pin the new copy)"
+            )
         if source.pinned and entry is not None and entry.sha256 != source.sha256:
             return (
                 f"source '{source.id}' changed: pinned sha256 {source.sha256[:12]}…, "

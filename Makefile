@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KB     := $(BIN)/a2a-kb
 
-.PHONY: help setup fetch validate check site serve test lint unit node-test capture bench clean
+.PHONY: help setup fetch vendor validate check site serve test lint unit node-test capture bench clean
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
@@ -28,23 +28,28 @@ setup: $(STAMP)
 fetch: setup
 	$(KB) fetch
 
+# Mermaid for the site's diagrams, pinned by version and npm integrity, kept in .cache/vendor/
+# (the theme would otherwise load it from a CDN). Needs npm the first time only.
+vendor: setup
+	$(BIN)/python -m a2a_kb.site.vendor .
+
 validate: fetch
 	$(KB) validate
 
 check: validate
 	$(KB) check
 
-site: check
+site: check vendor
 	$(KB) build
 
-serve: fetch
+serve: fetch vendor
 	$(KB) serve
 
 lint: setup
 	$(BIN)/ruff check tooling tests $(wildcard bench)
 	$(BIN)/mypy
 
-unit: fetch
+unit: fetch vendor
 	$(BIN)/pytest
 
 node-test:

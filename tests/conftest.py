@@ -186,3 +186,83 @@ def real_kb_env(real_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point a2a-kb at the real KB and the session's fetched cache; returns the root."""
     monkeypatch.setenv("A2A_KB_CACHE", str(real_cache))
     return REPO
+
+
+# --- one Chromium and one built site per session, shared by every browser test ---
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def require_browser() -> None:
+    """Skip without Chromium, except in CI (A2A_KB_REQUIRE_BROWSER=1), where it fails."""
+    if CHROMIUM.exists():
+        return
+    message = f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
+    if os.environ.get("A2A_KB_REQUIRE_BROWSER") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[object]:
+    """Headless Debian Chromium driven by Playwright; one per session, because Playwright's
+    sync API keeps an event loop running and a second one could not start beside it."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
+                                             headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def serve_directory(root: Path) -> str:
+    """Serve ``root`` on 127.0.0.1 (a free port) for the rest of the session; its base URL."""
+    import functools
+    import http.server
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {  # noqa: RUF012 - the base class declares it as a plain dict
+            **http.server.SimpleHTTPRequestHandler.extensions_map,
+            ".js": "text/javascript",
+            ".json": "application/json",
+        }
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+@pytest.fixture(scope="session")
+def built_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, built once (strict) from the repository into a temp folder."""
+    from a2a_kb.project import Project
+    from a2a_kb.site.build import build_into
+    from a2a_kb.site.vendor import vendor_dir
+
+    require_browser()
+    target = tmp_path_factory.mktemp("built-site") / "site"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("A2A_KB_CACHE", str(real_cache))
+        mp.setenv("A2A_KB_VENDOR", str(vendor_dir(REPO)))
+        build_into(Project.at(REPO), target, strict=True, quiet=True)
+    return target
+
+
+@pytest.fixture(scope="session")
+def built_site_url(built_site: Path) -> str:
+    return serve_directory(built_site)

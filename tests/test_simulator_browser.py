@@ -1,43 +1,25 @@
 """The task control room in Debian's Chromium, driven by accessible names.
 
-The page is served from a static tree on 127.0.0.1 laid out like the built site:
-``simulator/index.html``, ``assets/simulator/`` and ``api/v1/lifecycle.json``. Until the
-site build emits that tree, ``site_root`` assembles it from the page's own markup (cut out of
-content/simulator.md, so there is one copy of it) and the model tests' fixture data.
-Screenshots land in test-artifacts/simulator/.
+The page is the real one: the site is built once per session (strict) and served on
+127.0.0.1, so the simulator runs on the ``api/v1/lifecycle.json`` the build emitted from the
+knowledge base. Screenshots land in test-artifacts/simulator/.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import re
-import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parent.parent
 PAGE_SOURCE = REPO / "content" / "simulator.md"
-ASSETS = REPO / "content" / "assets" / "simulator"
-FIXTURE = REPO / "tests" / "simulator" / "lifecycle.fixture.json"
 SCREENSHOTS = REPO / "test-artifacts" / "simulator"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 MARKUP = re.compile(r"<!-- control-room:start -->\n(.*?)<!-- control-room:end -->", re.S)
 
 # The issue's exact labels, with the role each control has.
@@ -73,69 +55,17 @@ def control_room_markup() -> str:
     return match.group(1)
 
 
-def host_page(markup: str) -> str:
-    return (
-        "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        "<title>The task control room</title><link rel='icon' href='data:,'>"
-        "<style>body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:1rem}"
-        "main{max-width:62rem;margin:0 auto}</style></head>"
-        f"<body><main><h1>The task control room</h1>\n{markup}</main></body></html>\n"
-    )
+@pytest.fixture(scope="module")
+def site_url(built_site: Path, built_site_url: str) -> str:
+    """The built site; its simulator page carries the same markup as content/simulator.md."""
+    page = (built_site / "simulator" / "index.html").read_text("utf-8")
+    assert control_room_markup().strip() in page, "the built page lost the control-room markup"
+    return built_site_url
 
 
 @pytest.fixture(scope="module")
-def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A static tree laid out like the built site. To test the real build, return its
-    output folder here instead (e.g. ``REPO / "site"``)."""
-    root = tmp_path_factory.mktemp("site")
-    (root / "simulator").mkdir()
-    (root / "simulator" / "index.html").write_text(host_page(control_room_markup()), "utf-8")
-    shutil.copytree(ASSETS, root / "assets" / "simulator")
-    (root / "api" / "v1").mkdir(parents=True)
-    shutil.copy(FIXTURE, root / "api" / "v1" / "lifecycle.json")
-    return root
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {  # noqa: RUF012 - the base class declares it as a plain dict
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".js": "text/javascript",
-        ".json": "application/json",
-    }
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def site_url(site_root: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(site_root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        if os.environ.get("A2A_KB_REQUIRE_BROWSER"):
-            pytest.fail(f"{CHROMIUM} is missing and A2A_KB_REQUIRE_BROWSER is set")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
+def browser(chromium: Browser) -> Browser:
+    return chromium
 
 
 def open_room(

@@ -162,3 +162,13 @@ def test_diff_fail_on(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> 
         )
         == 0
     )
+
+
+def test_diff_100_to_101_reports_each_mapping_change_once(real_kb_env: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, "diff", "1.0.0", "1.0.1")
+    subjects = [c["subject"] for c in data["changes"] if c["kind"] == "error-mapping-changed"]
+    assert "TaskNotCancelableError" in subjects
+    assert len(subjects) == len(set(subjects)) and not any("@" in s for s in subjects)
+    canceled = next(c for c in data["changes"] if c["subject"] == "TaskNotCancelableError")
+    assert (canceled["old"]["http"], canceled["new"]["http"]) == (409, 400)

@@ -8,15 +8,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import KBError
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+if TYPE_CHECKING:  # annotations only: every import here delays `a2a-kb query`
+    from collections.abc import Callable, Sequence
 
-Command = Callable[[argparse.Namespace], int]
+    Command = Callable[[argparse.Namespace], int]
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _project(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -185,7 +188,9 @@ def cmd_query(args: argparse.Namespace) -> int:
         origin=args.origin,
         text=args.text,
     )
-    rows = query.run(_project(args), filters, computed=args.computed)
+    rows = None if args.computed else query.from_index(args.root, filters)
+    if rows is None:
+        rows = query.run(_project(args), filters, computed=args.computed)
     _emit(query.render(rows, args.format))
     return EXIT_OK if rows else EXIT_FINDINGS
 
@@ -228,7 +233,18 @@ def cmd_capture(args: argparse.Namespace) -> int:
 # --- parser -------------------------------------------------------------------------------
 
 
-def parser() -> argparse.ArgumentParser:
+class _Unused(argparse.ArgumentParser):
+    """Stands in for the parsers of the commands not run: their arguments go nowhere."""
+
+    def add_argument(self, *args: object, **kwargs: object) -> argparse.Action:
+        return argparse.Action([], "unused")
+
+
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. With ``only``, the arguments of the other commands are
+    left out (their names stay): describing every option of eleven commands is a tenth of
+    what a warm `a2a-kb query` costs."""
+    unused = _Unused(add_help=False) if only is not None else None
     p = argparse.ArgumentParser(
         prog="a2a-kb",
         description="A source-anchored knowledge base about the A2A task lifecycle: "
@@ -239,12 +255,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--root", help="the knowledge base checkout (default: found from the current directory)"
     )
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # prog given, as argparse would compute it, so that no help formatter is built here.
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=p.prog)
 
     def add(name: str, func: Command, help_text: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_text, description=help_text)
         sp.set_defaults(func=func)
-        return sp
+        return unused if unused is not None and name != only else sp
 
     sp = add(
         "validate", cmd_validate, "Load every record and check schemas and cross-record rules."
@@ -347,9 +364,31 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names, as far as a plain reading tells (None when unsure)."""
+    after_root = False
+    for arg in argv:
+        if after_root:
+            after_root = False
+        elif arg == "--root":
+            after_root = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    given = list(sys.argv[1:] if argv is None else argv)
+    only = _command_in(given)
+    args = parser(only).parse_args(given)
+    if only is not None and args.command != only:  # argparse read it otherwise: parse again
+        args = parser().parse_args(given)
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = parser().parse_args(argv)
+        args = _parse(argv)
         code: int = args.func(args)
         return code
     except KBError as e:

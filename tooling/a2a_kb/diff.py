@@ -20,6 +20,12 @@ from .kb import KnowledgeBase
 from .records import Source
 
 SEVERITIES = ("wire-breaking", "source-breaking", "behavioural", "editorial")
+_KIND_ORDER = (
+    "naming-convention", "state-added", "state-removed", "state-renamed", "state-renumbered",
+    "class-changed", "field-added", "field-removed", "field-required-changed", "field-renumbered",
+    "field-number-reused", "error-code-changed", "error-message-changed", "error-mapping-changed",
+    "method-added", "method-removed",
+)
 LIFECYCLE_MESSAGES = ("Task", "TaskStatus", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent")
 _BINDING_KINDS = {"json": ("json-schema",), "grpc": ("proto",)}
 
@@ -147,6 +153,9 @@ def diff(kb: KnowledgeBase, old: str, new: str) -> DiffResult:
     changes += _fields(a, b)
     changes += _errors(a, b)
     changes += _methods(a, b)
+    # Set arithmetic above has no order; sort so that output and builds are reproducible.
+    kinds = {kind: i for i, kind in enumerate(_KIND_ORDER)}
+    changes.sort(key=lambda c: (kinds.get(c.kind, len(kinds)), c.subject))
     return DiffResult(a.label, b.label, changes)
 
 
@@ -440,20 +449,8 @@ def _errors(a: Side, b: Side) -> list[Change]:
                     locs,
                 )
             )
-    mapping_a = {
-        k: v
-        for s in a.prose
-        for k, v in a.prose_facts[s.id].items()
-        if k.startswith("error-mapping:")
-    }
-    mapping_b = {
-        k: v
-        for s in b.prose
-        for k, v in b.prose_facts[s.id].items()
-        if k.startswith("error-mapping:")
-    }
-    prose_a = {k: s for s in a.prose for k in a.prose_facts[s.id] if k.startswith("error-mapping:")}
-    prose_b = {k: s for s in b.prose for k in b.prose_facts[s.id] if k.startswith("error-mapping:")}
+    mapping_a, prose_a = _mappings(a)
+    mapping_b, prose_b = _mappings(b)
     for key in sorted(mapping_a.keys() & mapping_b.keys()):
         fa, fb = mapping_a[key][0], mapping_b[key][0]
         if fa.value != fb.value:
@@ -469,6 +466,18 @@ def _errors(a: Side, b: Side) -> list[Change]:
                 )
             )
     return changes
+
+
+def _mappings(side: Side) -> tuple[dict[str, list[Fact]], dict[str, Source]]:
+    """The error mappings of a side's prose, by their leading passage only: the copies
+    keyed ``…@<section>`` repeat them and would report every change twice."""
+    facts: dict[str, list[Fact]] = {}
+    where: dict[str, Source] = {}
+    for source in side.prose:
+        for key, found in side.prose_facts[source.id].items():
+            if key.startswith("error-mapping:") and "@" not in key and key not in facts:
+                facts[key], where[key] = found, source
+    return facts, where
 
 
 def _methods(a: Side, b: Side) -> list[Change]:

@@ -76,7 +76,10 @@ def _anonymous(fact: Fact) -> Fact:
 
 
 def _stamped(fact: Fact, source: Source) -> Fact:
-    return dataclasses.replace(fact, source=source.id, path=source.path, commit=source.commit)
+    # The constructor, not dataclasses.replace: this runs for every fact of every source a
+    # check reads, and replace() inspects the fields each time.
+    return Fact(fact.kind, fact.subject, fact.value, source.id, source.path, source.commit,
+                fact.line_start, fact.line_end, fact.extra)
 
 
 def facts_for(source: Source, data: bytes, store: FactStore) -> list[Fact]:

@@ -6,15 +6,22 @@ says what it holds: ``versions``, ``sources``, ``claims`` or ``conflicts``.
 
 from __future__ import annotations
 
-import difflib
+import contextlib
+import gc
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import yamldoc
-from .diagnostics import Diagnostic
 from .project import Project
-from .schemas import FILE_KEYS
+from .record_files import record_files_in
+
+# The YAML reader, the schemas and the diagnostics are imported where records are read,
+# not here: `a2a-kb query` lists the record files through this module and, while its
+# index is current, reads no YAML and reports nothing.
+if TYPE_CHECKING:
+    from . import yamldoc
+    from .diagnostics import Diagnostic
 
 
 @dataclass
@@ -34,26 +41,55 @@ class RawRecord:
 class LoadResult:
     files: list[yamldoc.Document] = field(default_factory=list)
     records: dict[str, list[RawRecord]] = field(
-        default_factory=lambda: {kind: [] for kind in FILE_KEYS.values()}
+        default_factory=lambda: {kind: [] for kind in _file_keys().values()}
     )
     problems: list[Diagnostic] = field(default_factory=list)
 
 
+def _file_keys() -> dict[str, str]:
+    from .schemas import FILE_KEYS
+
+    return FILE_KEYS
+
+
 def record_files(project: Project) -> list[Path]:
-    """Every record file of the project, in a stable order."""
-    files: list[Path] = []
-    for folder in (project.sources_dir, project.claims_dir):
-        if folder.is_dir():
-            files += sorted(p for p in folder.glob("*.yaml") if p.is_file())
-            files += sorted(p for p in folder.glob("*.yml") if p.is_file())
-    return files
+    """Every record file of the project, in a stable order (sources/, then claims/; in
+    each, the *.yaml files by name, then the *.yml files)."""
+    return record_files_in(project.sources_dir, project.claims_dir)
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a large structure that stays alive is built.
+
+    Loading, validating and checking a big KB allocates millions of dicts, lists and
+    records, all kept; every automatic collection walks them all again, which made the
+    10,000-claim benchmark about 40% slower. The records hold no reference cycles, and
+    reference counting frees everything as usual; the collector resumes on the way out
+    (unless it was already off). Usable as a decorator.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            # Everything built is long-lived: freeze + unfreeze moves it straight to the
+            # oldest generation, so the first collections after this do not walk it twice
+            # on its way there (that walk cost as much as the pause saved).
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
+
+
+@collector_paused()
 def load(project: Project, files: list[Path] | None = None) -> LoadResult:
     """Parse every record file; collect problems, never stop at the first."""
+    from .yamldoc import read
+
     result = LoadResult()
     for path in files if files is not None else record_files(project):
-        doc = yamldoc.read(path, project.relative(path))
+        doc = read(path, project.relative(path))
         result.files.append(doc)
         result.problems += doc.problems
         if doc.value is None and doc.problems:
@@ -76,10 +112,15 @@ def _kind_of(value: Any) -> str:
 
 
 def _split(doc: yamldoc.Document, result: LoadResult) -> None:
-    from .diagnostics import Mark
+    import difflib
+
+    from . import yamldoc
+    from .diagnostics import Diagnostic, Mark
+
+    file_keys = _file_keys()
 
     value = doc.value
-    keys = ", ".join(f"'{k}'" for k in FILE_KEYS)
+    keys = ", ".join(f"'{k}'" for k in file_keys)
     if not isinstance(value, dict):
         result.problems.append(
             Diagnostic(
@@ -90,16 +131,15 @@ def _split(doc: yamldoc.Document, result: LoadResult) -> None:
             )
         )
         return
-    found = [k for k in value if k in FILE_KEYS]
-    unknown = [k for k in value if k not in FILE_KEYS]
+    found = [k for k in value if k in file_keys]
+    unknown = [k for k in value if k not in file_keys]
     for key in unknown:
-        close = difflib.get_close_matches(key, list(FILE_KEYS), n=1)
-        shown = key if len(key) <= 60 else key[:59] + "…"
+        close = difflib.get_close_matches(key, list(file_keys), n=1)
         result.problems.append(
             Diagnostic(
                 doc.mark(f"/{yamldoc.pointer_escape(key)}"),
                 "unknown-section",
-                f"unknown top-level key '{shown}'",
+                f"unknown top-level key '{yamldoc.excerpt(key)}'",
                 f"did you mean '{close[0]}'?"
                 if close
                 else f"a record file has exactly one of {keys}",
@@ -129,7 +169,7 @@ def _split(doc: yamldoc.Document, result: LoadResult) -> None:
             )
         )
         return
-    kind = FILE_KEYS[key]
+    kind = file_keys[key]
     for i, item in enumerate(items):
         pointer = f"/{key}/{i}"
         if not isinstance(item, dict):

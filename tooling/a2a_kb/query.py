@@ -1,36 +1,58 @@
 """query: claims as data, filtered, in the formats tools want.
 
-The query path is kept light (no JSON Schema, no extractors): it reads the claim files
-with the strict YAML reader, and keeps an index in the cache that is reused while the
-files are unchanged (same paths, sizes and modification times).
+The query path is kept light (no YAML, no JSON Schema, no extractors, when the index is
+current): it reads the claim files with the strict YAML reader once, and keeps an index
+in the cache that is reused while the files are unchanged (same paths, sizes and
+modification times).
+
+The index is one file, ``query-index.jsonl``: a first line with the stamp of the record
+files and where each of its buckets starts, then one line per bucket holding the claims
+whose id hashes to it, each with its position in the KB. ``--id X`` reads the first line
+and one bucket (a few dozen claims), not the whole KB; other filters read every bucket.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import contextlib
 import json
 import os
-from dataclasses import dataclass
+import zlib
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
-from .project import Project
+if TYPE_CHECKING:  # imported only when the index cannot answer (see from_index)
+    from .project import Project
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
+INDEX_NAME = "query-index.jsonl"
+BUCKETS = 256
 
 
-@dataclass
 class Filters:
-    ids: list[str]
-    subject: str | None = None
-    version: str | None = None
-    conflict: str | None = None
-    verdict: str | None = None
-    authority: str | None = None
-    source: str | None = None
-    origin: str | None = None
-    text: str | None = None
+    """What a query keeps. A plain class: the dataclasses module costs a warm query a
+    tenth of its time to import."""
+
+    def __init__(
+        self,
+        ids: list[str],
+        subject: str | None = None,
+        version: str | None = None,
+        conflict: str | None = None,
+        verdict: str | None = None,
+        authority: str | None = None,
+        source: str | None = None,
+        origin: str | None = None,
+        text: str | None = None,
+    ) -> None:
+        self.ids = ids
+        self.subject = subject
+        self.version = version
+        self.conflict = conflict
+        self.verdict = verdict
+        self.authority = authority
+        self.source = source
+        self.origin = origin
+        self.text = text
 
     def keep(self, row: dict[str, Any]) -> bool:
         if self.ids and row.get("id") not in self.ids:
@@ -63,7 +85,6 @@ def _stamp(files: list[Path]) -> list[list[Any]]:
 
 
 def _rows_from_files(project: Project, files: list[Path]) -> list[dict[str, Any]]:
-    from . import yamldoc
     from .loader import load
 
     loaded = load(project, files)
@@ -79,46 +100,121 @@ def _rows_from_files(project: Project, files: list[Path]) -> list[dict[str, Any]
         mark = r.mark()
         row["file"], row["line"] = mark.path, mark.line
         rows.append(row)
-    del yamldoc
     return rows
 
 
-def all_rows(project: Project) -> list[dict[str, Any]]:
-    """Every claim as stored, plus its authority, file and line; indexed in the cache."""
+def _bucket(claim_id: Any) -> int:
+    return zlib.crc32(str(claim_id).encode("utf-8")) % BUCKETS
+
+
+def _write_index(path: Path, stamp: list[list[Any]], rows: list[dict[str, Any]]) -> None:
+    buckets: list[list[list[Any]]] = [[] for _ in range(BUCKETS)]
+    for position, row in enumerate(rows):
+        buckets[_bucket(row.get("id"))].append([position, row])
+    lines = [json.dumps(b, ensure_ascii=False).encode("utf-8") + b"\n" for b in buckets]
+    starts, offset = [], 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line)
+    header = {"version": INDEX_VERSION, "stamp": stamp, "buckets": starts}
+    from .cache import atomic_write
+
+    atomic_write(path, json.dumps(header).encode("utf-8") + b"\n" + b"".join(lines))
+
+
+def _read_buckets(index: IO[bytes], starts: list[int], wanted: list[int] | None) -> list[
+    dict[str, Any]
+]:
+    """The rows of the ``wanted`` buckets (all of them for None), in KB order. ``index`` is
+    positioned just after its first line; ``starts`` are the buckets' offsets from there."""
+    found: list[list[Any]] = []
+    if wanted is None:
+        for line in index:
+            found += json.loads(line)
+    else:
+        base = index.tell()
+        for b in sorted(set(wanted)):
+            index.seek(base + starts[b])
+            found += json.loads(index.readline())
+    found.sort(key=lambda item: item[0])
+    return [row for _, row in found]
+
+
+def _cached_rows(path: Path, stamp: list[list[Any]], ids: list[str]) -> list[dict[str, Any]] | None:
+    """The rows for ``ids`` (every row when empty) from the index, or None when the index is
+    missing, unreadable or describes other files than ``stamp``."""
+    try:
+        with open(path, "rb") as index:
+            header = json.loads(index.readline())
+            if header.get("version") != INDEX_VERSION or header.get("stamp") != stamp:
+                return None
+            wanted = [_bucket(i) for i in ids] if ids else None
+            return _read_buckets(index, header["buckets"], wanted)
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return None  # a damaged index is rebuilt, never trusted
+
+
+def select(project: Project, filters: Filters) -> list[dict[str, Any]]:
+    """The claims that pass ``filters`` (with their authority, file and line), from the
+    index while the record files are unchanged, else read afresh and indexed."""
     from .loader import record_files
 
     files = record_files(project)
     stamp = _stamp(files)
-    index = project.cache_dir / "query-index.json"
-    try:
-        cached = json.loads(index.read_text("utf-8"))
-        if cached.get("version") == INDEX_VERSION and cached.get("stamp") == stamp:
-            rows: list[dict[str, Any]] = cached["rows"]
-            return rows
-    except (OSError, ValueError):
-        pass
-    rows = _rows_from_files(project, files)
-    try:
-        from .cache import atomic_write
+    path = project.cache_dir / INDEX_NAME
+    rows = _cached_rows(path, stamp, filters.ids)
+    if rows is None:
+        rows = _rows_from_files(project, files)
+        with contextlib.suppress(OSError):  # a read-only checkout still answers queries
+            _write_index(path, stamp, rows)
+    return [r for r in rows if filters.keep(r)]
 
-        atomic_write(
-            index, json.dumps({"version": INDEX_VERSION, "stamp": stamp, "rows": rows}).encode()
-        )
-    except OSError:
-        pass  # a read-only checkout still answers queries, just without the index
-    return rows
+
+def _find_root(root: str | None) -> Path | None:
+    """The project folder by the rules of Project.find (--root, else $A2A_KB_ROOT, else
+    the nearest folder at or above the cwd with claims/ and sources/), or None."""
+    env = os.environ.get("A2A_KB_ROOT")
+    here = Path(root) if root else Path(env) if env else Path.cwd()
+    here = here.resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / "claims").is_dir() and (candidate / "sources").is_dir():
+            return candidate
+    return None
+
+
+def from_index(root: str | None, filters: Filters) -> list[dict[str, Any]] | None:
+    """The answer from a current index alone, or None when the index cannot give it (no
+    project here, no index, files changed): then :func:`run` takes the full path.
+
+    This is the warm path of `a2a-kb query`, so it imports neither the project settings
+    (TOML, dataclasses) nor the YAML reader; the folders are those Project would use."""
+    from .record_files import record_files_in
+
+    found = _find_root(root)
+    if found is None:
+        return None
+    cache_dir = Path(os.environ.get("A2A_KB_CACHE") or found / "sources" / "cache")
+    files = record_files_in(found / "sources", found / "claims")
+    rows = _cached_rows(cache_dir / INDEX_NAME, _stamp(files), filters.ids)
+    return None if rows is None else [r for r in rows if filters.keep(r)]
+
+
+def all_rows(project: Project) -> list[dict[str, Any]]:
+    """Every claim as stored, plus its authority, file and line; indexed in the cache."""
+    return select(project, Filters(ids=[]))
 
 
 def run(project: Project, filters: Filters, *, computed: bool = False) -> list[dict[str, Any]]:
     """The claims that pass ``filters``; with ``computed``, verdicts come from a fresh check."""
-    rows = all_rows(project)
-    if computed:
-        from .check import check
-        from .validate import validate
+    if not computed:
+        return select(project, filters)
+    from .check import check
+    from .validate import validate
 
-        result = check(validate(project))
-        verdicts = {r.claim.id: r.verdict for r in result.results}
-        rows = [dict(r, verdict=verdicts.get(str(r.get("id")), r.get("verdict"))) for r in rows]
+    result = check(validate(project))
+    verdicts = {r.claim.id: r.verdict for r in result.results}
+    rows = [dict(r, verdict=verdicts.get(str(r.get("id")), r.get("verdict")))
+            for r in all_rows(project)]
     return [r for r in rows if filters.keep(r)]
 
 
@@ -131,6 +227,9 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
         return yaml.safe_dump(rows, sort_keys=False, allow_unicode=True)
     columns = ["id", "verdict", "versions", "source", "subject", "statement"]
     if fmt == "csv":
+        import csv
+        import io
+
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator=os.linesep)
         writer.writerow(columns)

@@ -13,7 +13,9 @@ missing) and built into plain Python values by hand, so that:
 from __future__ import annotations
 
 import codecs
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,8 +37,10 @@ _FLOAT = "tag:yaml.org,2002:float"
 _BOOL = "tag:yaml.org,2002:bool"
 _NULL = "tag:yaml.org,2002:null"
 _STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
 _KNOWN_SCALAR_TAGS = {_INT, _FLOAT, _BOOL, _NULL, _STR, "tag:yaml.org,2002:timestamp"}
 _ALLOWED_TAGS = _KNOWN_SCALAR_TAGS | {"tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"}
+_NODE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)
 
 # Byte-order marks of encodings an editor may save a file in by mistake. UTF-32 comes
 # first because its little-endian mark begins with the UTF-16 one.
@@ -56,23 +60,58 @@ _OPENED = {
 }
 
 
+# Where a node is: 1-based line and column, and the places of its children (a dict by key
+# for a mapping, a list for a sequence, None for a scalar). A mapping entry is placed at its
+# key, a sequence item at the item. Tuples rather than Marks: a 10,000-claim KB has half a
+# million nodes, and only the few that a diagnostic or a record names are ever looked up.
+Place = tuple[int, int, Any]
+
+
 @dataclass
 class Document:
-    """A parsed YAML file: its value, and the mark of every node by JSON pointer."""
+    """A parsed YAML file: its value, and where every node is, by JSON pointer."""
 
     path: str
     value: Any
-    marks: dict[str, Mark] = field(default_factory=dict)
     problems: list[Diagnostic] = field(default_factory=list)
+    places: Place | None = field(default=None, repr=False)
+    _marks: dict[str, Mark] | None = field(default=None, init=False, repr=False, compare=False)
 
     def mark(self, pointer: str) -> Mark:
         """The mark of ``pointer``, or of its nearest ancestor that has one."""
-        while pointer:
-            found = self.marks.get(pointer)
-            if found is not None:
-                return found
-            pointer = pointer.rsplit("/", 1)[0]
-        return self.marks.get("", Mark(self.path, 1, 1))
+        if self.places is None:
+            return Mark(self.path, 1, 1)
+        line, column, children = self.places
+        for part in pointer.split("/")[1:]:
+            child: Place | None = None
+            if isinstance(children, dict):
+                child = children.get(part.replace("~1", "/").replace("~0", "~"))
+            elif isinstance(children, list) and part.isdigit() and int(part) < len(children):
+                child = children[int(part)]
+            if child is None:
+                break
+            line, column, children = child
+        return Mark(self.path, line, column)
+
+    @property
+    def marks(self) -> dict[str, Mark]:
+        """Every node's mark by JSON pointer (built on first use)."""
+        if self._marks is None:
+            self._marks = {}
+            if self.places is not None:
+                self._collect(self.places, "")
+        return self._marks
+
+    def _collect(self, place: Place, pointer: str) -> None:
+        assert self._marks is not None
+        line, column, children = place
+        self._marks[pointer] = Mark(self.path, line, column)
+        if isinstance(children, dict):
+            for key, child in children.items():
+                self._collect(child, f"{pointer}/{pointer_escape(key)}")
+        elif isinstance(children, list):
+            for i, child in enumerate(children):
+                self._collect(child, f"{pointer}/{i}")
 
 
 def pointer_escape(key: str) -> str:
@@ -142,32 +181,36 @@ def parse(data: bytes, name: str) -> Document:
         return _failed(
             name, "empty-file", "the file holds no YAML document", "add records or delete the file"
         )
-    if "&" in text or "*" in text:
-        found = _find_anchor(text, name)
+    try:
+        documents = _Builder(name, text).documents()
+    except _Refused as e:
+        return Document(name, None, problems=[e.diagnostic])
+    except yaml.YAMLError as e:
+        # The scanner reaches an anchor that comes before a grammar error; report the anchor
+        # then, as a reader who fixes the file from the top would meet it first.
+        found = _find_anchor(text, name) if "&" in text or "*" in text else None
         if found is not None:
             return Document(name, None, problems=[found])
-    try:
-        nodes = list(yaml.compose_all(text, Loader=_Loader))
-    except yaml.reader.ReaderError as e:
-        return _failed(name, *_reader_problem(e, text))
-    except yaml.MarkedYAMLError as e:
-        rule = "too-deep" if "maximum nesting depth" in (e.problem or "") else "yaml-syntax"
-        return _failed(name, rule, _yaml_message(e, text), _yaml_tip(e, text), *_mark_of(e))
-    except yaml.YAMLError as e:  # pragma: no cover - every libyaml error is marked
-        return _failed(name, "yaml-syntax", " ".join(str(e).split()), "fix the YAML syntax")
-    if len(nodes) != 1:
+        if isinstance(e, yaml.reader.ReaderError):
+            return _failed(name, *_reader_problem(e, text))
+        if isinstance(e, yaml.MarkedYAMLError):
+            rule = "too-deep" if "maximum nesting depth" in (e.problem or "") else "yaml-syntax"
+            return _failed(name, rule, _yaml_message(e, text), _yaml_tip(e, text), *_mark_of(e))
+        return _failed(  # pragma: no cover - every libyaml error is marked
+            name, "yaml-syntax", " ".join(str(e).split()), "fix the YAML syntax"
+        )
+    if len(documents) != 1:
         return _failed(
             name,
             "multiple-documents",
-            f"the file holds {len(nodes)} YAML documents; a record file holds one",
+            f"the file holds {len(documents)} YAML documents; a record file holds one",
             "remove the extra '---' separators",
         )
-    doc = Document(name, None)
-    doc.value = _build(nodes[0], doc, "", 0)
-    return doc
+    return documents[0]
 
 
 def _failed(name: str, rule: str, message: str, tip: str, line: int = 1, col: int = 1) -> Document:
+    message = " ".join(message.split())  # libyaml's messages may quote a line break
     return Document(name, None, problems=[Diagnostic(Mark(name, line, col), rule, message, tip)])
 
 
@@ -272,100 +315,236 @@ def _find_anchor(text: str, name: str) -> Diagnostic | None:
     return None
 
 
-def _build(node: yaml.Node, doc: Document, pointer: str, depth: int) -> Any:
-    mark = Mark(doc.path, node.start_mark.line + 1, node.start_mark.column + 1)
-    doc.marks[pointer] = mark
-    if depth > MAX_DEPTH:
-        doc.problems.append(
+class _Refused(Exception):
+    """An anchor or alias: the whole file is refused with this one diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+_RESOLVER = yaml.resolver.Resolver()
+
+
+@functools.lru_cache(maxsize=8192)
+def _short_plain_tag(value: str) -> str:
+    return str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))
+
+
+def _plain_tag(value: str) -> str:
+    """The tag YAML 1.1 gives an unquoted scalar (keys and short values repeat a lot)."""
+    if len(value) <= 40:
+        return _short_plain_tag(value)
+    return str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))
+
+
+class _Builder:
+    """Plain values and their places, built in one pass over libyaml's parse events.
+
+    Working from events rather than composed nodes sees anchors and aliases as they come
+    (so no second scan of the text is needed to refuse them) and builds no node tree.
+    The rules are those of the composer plus the strict ones of the module docstring.
+    """
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        # The parser's own get_event, not the yaml.parse generator around it: half a
+        # million events pay for one call each, not three. Events are typed loosely: the
+        # stubs know none of their attributes.
+        self.parser = _Loader(text)
+        self.next: Callable[[], Any] = self.parser.get_event
+        self.problems: list[Diagnostic] = []
+
+    def documents(self) -> list[Document]:
+        found: list[Document] = []
+        try:
+            self.next()  # the start of the stream
+            while not isinstance(self.next(), yaml.StreamEndEvent):  # a document starts
+                doc = Document(self.path, None)
+                self.problems = doc.problems
+                doc.value, doc.places = self.node(self.next(), 0)
+                self.next()  # the end of the document
+                found.append(doc)
+        finally:
+            self.parser.dispose()
+        return found
+
+    def _refuse(self, event: Any) -> _Refused:
+        kind = "alias" if isinstance(event, yaml.AliasEvent) else "anchor"
+        mark = event.start_mark
+        return _Refused(
             Diagnostic(
-                mark, "too-deep", f"nesting deeper than {MAX_DEPTH} levels", "flatten the record"
+                Mark(self.path, mark.line + 1, mark.column + 1),
+                "yaml-alias",
+                f"YAML {kind} '{event.anchor}' is not allowed in records",
+                "write the value out in full; anchors and aliases are refused "
+                "so that no record can expand into a YAML bomb",
             )
         )
-        return None
-    if _refused_tag(node, doc, mark):
-        return None
-    if isinstance(node, yaml.ScalarNode):
-        return _scalar(node, doc, mark)
-    if isinstance(node, yaml.SequenceNode):
-        return [_build(item, doc, f"{pointer}/{i}", depth + 1) for i, item in enumerate(node.value)]
-    if isinstance(node, yaml.MappingNode):
+
+    def node(self, event: Any, depth: int) -> tuple[Any, Place]:
+        cls = event.__class__
+        if cls is yaml.AliasEvent or event.anchor is not None:
+            raise self._refuse(event)
+        start = event.start_mark
+        line, column = start.line + 1, start.column + 1
+        if depth > MAX_DEPTH:
+            self.problems.append(
+                Diagnostic(
+                    Mark(self.path, line, column),
+                    "too-deep",
+                    f"nesting deeper than {MAX_DEPTH} levels",
+                    "flatten the record",
+                )
+            )
+            self.skip(event)
+            return None, (line, column, None)
+        tag = event.tag
+        if cls is yaml.ScalarEvent:
+            value = event.value
+            if tag is None or tag == "!":
+                tag = _plain_tag(value) if event.implicit[0] else _STR
+            if tag not in _ALLOWED_TAGS:
+                self._refused_tag(tag, value, line, column)
+                return None, (line, column, None)
+            built = _scalar(tag, value, event.style, self.problems, self.path, line, column)
+            return built, (line, column, None)
+        if cls is yaml.SequenceStartEvent:
+            if tag is not None and tag != "!" and tag not in _ALLOWED_TAGS:
+                self._refused_tag(tag, None, line, column)
+                self.skip(event)
+                return None, (line, column, None)
+            return self._sequence(depth, line, column)
+        if tag is not None and tag != "!" and tag not in _ALLOWED_TAGS:
+            self._refused_tag(tag, None, line, column)
+            self.skip(event)
+            return None, (line, column, None)
+        return self._mapping(depth, line, column)
+
+    def _sequence(self, depth: int, line: int, column: int) -> tuple[Any, Place]:
+        items: list[Any] = []
+        places: list[Place] = []
+        while True:
+            event = self.next()
+            if event.__class__ is yaml.SequenceEndEvent:
+                return items, (line, column, places)
+            value, place = self.node(event, depth + 1)
+            items.append(value)
+            places.append(place)
+
+    def _mapping(self, depth: int, line: int, column: int) -> tuple[Any, Place]:
         result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            key_mark = Mark(doc.path, key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            if not isinstance(key_node, yaml.ScalarNode):
-                doc.problems.append(
+        places: dict[str, Place] = {}
+        while True:
+            key_event = self.next()
+            cls = key_event.__class__
+            if cls is yaml.MappingEndEvent:
+                return result, (line, column, places)
+            if cls is yaml.AliasEvent or key_event.anchor is not None:
+                raise self._refuse(key_event)
+            start = key_event.start_mark
+            key_line, key_column = start.line + 1, start.column + 1
+            if cls is not yaml.ScalarEvent:
+                self.problems.append(
                     Diagnostic(
-                        key_mark,
+                        Mark(self.path, key_line, key_column),
                         "bad-key",
                         "a mapping key must be a plain string",
                         "use a string key",
                     )
                 )
+                self.skip(key_event)
+                self.skip(self.next())
                 continue
-            if key_node.tag != "tag:yaml.org,2002:merge" and _refused_tag(key_node, doc, key_mark):
-                continue
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                doc.problems.append(
+            key: str = key_event.value
+            tag = key_event.tag
+            if tag is None or tag == "!":
+                tag = _plain_tag(key) if key_event.implicit[0] else _STR
+            if tag == _MERGE:
+                self.problems.append(
                     Diagnostic(
-                        key_mark,
+                        Mark(self.path, key_line, key_column),
                         "yaml-alias",
                         "YAML merge keys ('<<') are not allowed in records",
                         "write the keys out in full",
                     )
                 )
+                self.skip(self.next())
                 continue
-            key = str(key_node.value)
+            if tag not in _ALLOWED_TAGS:
+                self._refused_tag(tag, key, key_line, key_column)
+                self.skip(self.next())
+                continue
+            value_event = self.next()
             if key in result:
-                first = doc.marks.get(f"{pointer}/{pointer_escape(key)}")
-                where = f" (first at line {first.line})" if first else ""
-                doc.problems.append(
+                where = f" (first at line {places[key][0]})"
+                self.problems.append(
                     Diagnostic(
-                        key_mark,
+                        Mark(self.path, key_line, key_column),
                         "duplicate-key",
-                        f"key '{_shorten(key)}' appears twice in one mapping{where}",
+                        f"key '{excerpt(key)}' appears twice in one mapping{where}",
                         "keep one of them; YAML would silently use the last",
                     )
                 )
+                self.skip(value_event)
                 continue
-            result[key] = _build(value_node, doc, f"{pointer}/{pointer_escape(key)}", depth + 1)
-            doc.marks[f"{pointer}/{pointer_escape(key)}"] = key_mark
-        return result
-    return None  # pragma: no cover - yaml has no other node kind
+            value, place = self.node(value_event, depth + 1)
+            result[key] = value
+            places[key] = (key_line, key_column, place[2])
+
+    def skip(self, event: Any) -> None:
+        """Consume the rest of the node that ``event`` starts (refusing anchors in it too)."""
+        open_nodes = 0
+        while True:
+            cls = event.__class__
+            if cls is yaml.AliasEvent or (
+                cls in _NODE_EVENTS and event.anchor is not None
+            ):
+                raise self._refuse(event)
+            if cls is yaml.SequenceStartEvent or cls is yaml.MappingStartEvent:
+                open_nodes += 1
+            elif cls is yaml.SequenceEndEvent or cls is yaml.MappingEndEvent:
+                open_nodes -= 1
+            if open_nodes == 0:
+                return
+            event = self.next()
+
+    def _refused_tag(self, tag: str, value: str | None, line: int, column: int) -> None:
+        """Report an explicit tag outside plain YAML types. Checked on every node,
+        collections and quoted strings too: `!!python/object/apply` on a list is how an
+        unsafe loader is made to run code, and `!include "x"` on a quoted string would
+        otherwise pass as text."""
+        mark = Mark(self.path, line, column)
+        if value in ("=", "<<"):
+            # YAML 1.1 gives these two plain values a tag of their own, unasked.
+            self.problems.append(
+                Diagnostic(mark, "yaml-tag", f"the unquoted value '{value}' has a special "
+                           "meaning in YAML", f"put it in quotes: '{value}'")
+            )
+            return
+        shown = excerpt(tag.replace("tag:yaml.org,2002:", "!!"))
+        self.problems.append(
+            Diagnostic(
+                mark,
+                "yaml-tag",
+                f"the YAML tag '{shown}' is not allowed in records",
+                "remove the tag; records hold plain strings, numbers, lists and mappings",
+            )
+        )
 
 
-def _shorten(text: str, limit: int = 60) -> str:
-    """Text echoed in a message, cut so that one hostile value cannot flood the output."""
+def excerpt(text: str, limit: int = 60) -> str:
+    """Text to echo in a message: control characters escaped, so that a diagnostic stays on
+    one line, and cut short, so that one hostile value cannot flood the output."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: limit * 2])
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _refused_tag(node: yaml.Node, doc: Document, mark: Mark) -> bool:
-    """Report an explicit tag outside plain YAML types. Checked on every node, collections
-    and quoted strings too: `!!python/object/apply` on a list is how an unsafe loader is
-    made to run code, and `!include "x"` on a quoted string would otherwise pass as text."""
-    if node.tag in _ALLOWED_TAGS:
-        return False
-    if isinstance(node, yaml.ScalarNode) and node.value in ("=", "<<"):
-        # YAML 1.1 gives these two plain values a tag of their own, unasked.
-        doc.problems.append(
-            Diagnostic(mark, "yaml-tag", f"the unquoted value '{node.value}' has a special "
-                       "meaning in YAML", f"put it in quotes: '{node.value}'")
-        )
-        return True
-    tag = _shorten(node.tag.replace("tag:yaml.org,2002:", "!!"))
-    doc.problems.append(
-        Diagnostic(
-            mark,
-            "yaml-tag",
-            f"the YAML tag '{tag}' is not allowed in records",
-            "remove the tag; records hold plain strings, numbers, lists and mappings",
-        )
-    )
-    return True
-
-
-def _scalar(node: yaml.ScalarNode, doc: Document, mark: Mark) -> Any:
-    tag, value = node.tag, node.value
-    if node.style:  # quoted or block scalars are always strings
+def _scalar(
+    tag: str, value: str, style: str | None, problems: list[Diagnostic], path: str, line: int,
+    column: int,
+) -> Any:
+    if style:  # quoted or block scalars are always strings
         return value
     if tag == _STR:
         return value
@@ -380,11 +559,11 @@ def _scalar(node: yaml.ScalarNode, doc: Document, mark: Mark) -> Any:
         except ValueError:
             return value
         if not math.isfinite(number):  # e.g. 1.0e+400: JSON has no infinity
-            doc.problems.append(
+            problems.append(
                 Diagnostic(
-                    mark,
+                    Mark(path, line, column),
                     "not-json",
-                    f"the number {_shorten(value)} is too large to store as JSON",
+                    f"the number {excerpt(value)} is too large to store as JSON",
                     "write a smaller number, or quote the value to keep it as text",
                 )
             )

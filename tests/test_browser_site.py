@@ -1,0 +1,343 @@
+"""The built site in Debian's Chromium, served from 127.0.0.1.
+
+Two sites are built once per session: the real one (``--strict``), and a copy whose records
+carry hostile text (script tags, event handlers, ``javascript:`` links, Mermaid directives,
+Markdown tricks) in claims, a conflict, a version title and macro arguments. The first must
+work offline and look right (screenshots in test-artifacts/site/); the second must render
+all of that as inert text: no dialog, no script run, no navigation.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from a2a_kb.project import Project
+from a2a_kb.site.build import build_into
+from a2a_kb.site.vendor import vendor_dir
+from conftest import REPO, require_browser, serve_directory
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOTS = REPO / "test-artifacts" / "site"
+# Material puts each rendered diagram in a closed shadow root; opening it lets the test see
+# the SVG. Nothing else about the page changes.
+OPEN_SHADOW_ROOTS = """
+const attach = Element.prototype.attachShadow;
+Element.prototype.attachShadow = function (init) { return attach.call(this, {...init, mode: "open"}); };
+"""
+GENERATED_TOP = {"index.md", "transitions.md", "conflicts.md", "claims.md", "others.md", "proposals.md",
+                 "sources.md", "states/index.md", "versions/index.md", "api/index.md", "reference/python.md"}
+
+
+def _nav_without_prose(config: str) -> str:
+    """The nav of mkdocs.yml keeping only the entries of generated pages."""
+    block = re.search(r"^nav:\n(?:[ -].*\n?)*", config, re.M)
+    if block is None:
+        return config
+
+    def keep(items: list[Any]) -> list[Any]:
+        kept = []
+        for item in items:
+            if isinstance(item, str):
+                if item in GENERATED_TOP:
+                    kept.append(item)
+                continue
+            for title, value in item.items():
+                if isinstance(value, str) and value in GENERATED_TOP:
+                    kept.append({title: value})
+                elif isinstance(value, list) and keep(value):
+                    kept.append({title: keep(value)})
+        return kept
+
+    nav = keep(yaml.safe_load(block.group(0))["nav"])
+    return config.replace(block.group(0), yaml.safe_dump({"nav": nav}, sort_keys=False))
+
+
+HOSTILE = ('<script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3)) '
+           '%%{init: {"securityLevel": "loose"}}%% click submitted call alert(4) {: onclick=alert(5) }')
+
+
+def _hostile_project(dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    shutil.copy2(REPO / "pyproject.toml", dest / "pyproject.toml")
+    (dest / "mkdocs.yml").write_text(_nav_without_prose((REPO / "mkdocs.yml").read_text("utf-8")), "utf-8")
+    shutil.copytree(REPO / "claims", dest / "claims")
+    shutil.copytree(REPO / "sources", dest / "sources", ignore=shutil.ignore_patterns("cache"))
+    if (REPO / "captures").is_dir():
+        shutil.copytree(REPO / "captures", dest / "captures")
+    shutil.copytree(REPO / "content" / "assets", dest / "content" / "assets")
+    (dest / "content" / "index.md").write_text(
+        "# Home\n\nMacro arguments: {{claim <script>alert(20)</script>}} "
+        "{{conflict <img src=x onerror=alert(21)>}} {{spec [x](javascript:alert(22))}} "
+        "{{proto TaskState\"><svg/onload=alert(23)>}}\n", "utf-8")
+    claims = {"claims": [
+        {"id": "hostile-statement", "statement": HOSTILE, "versions": ["1.0.1"],
+         "subject": "TaskState.completed <img src=x onerror=alert(6)>",
+         "source": 'https://example.com/"><script>alert(7)</script>', "conflicts": ["D99"],
+         "locator": "<svg onload=alert(8)>", "quote": '<iframe src="javascript:alert(9)">',
+         "note": '<a href="javascript:alert(10)">x</a> {: onclick=alert(11) }'},
+        {"id": "hostile-second", "statement": "A second side: <b onmouseover=alert(12)>bold</b>",
+         "versions": ["1.0.1"], "source": "proto@v1.0.1", "conflicts": ["D99"]},
+    ]}
+    conflicts = {"conflicts": [
+        {"id": "D99", "title": "<img src=x onerror=alert(13)> {: onclick=alert(14) }",
+         "question": "[x](javascript:alert(15)) <script>alert(16)</script>", "status": "open",
+         "advice": '<a href="javascript:alert(17)">click</a>',
+         "sides": [{"position": '%%{init: {"securityLevel": "loose"}}%% <style>body{display:none}</style>',
+                    "claims": ["hostile-statement"]},
+                   {"position": "click X call alert(18)", "claims": ["hostile-second"]}]},
+    ]}
+    (dest / "claims" / "hostile.yaml").write_text(yaml.safe_dump(claims), "utf-8")
+    (dest / "claims" / "hostile-conflicts.yaml").write_text(yaml.safe_dump(conflicts), "utf-8")
+    versions = dest / "sources" / "versions.yaml"
+    text = versions.read_text("utf-8")
+    assert "title: v1.0.1\n" in text
+    hostile_title = "title: 'v1.0.1 <img src=x onerror=alert(19)>'\n"
+    versions.write_text(text.replace("title: v1.0.1\n", hostile_title), "utf-8")
+    return dest
+
+
+@pytest.fixture(scope="session")
+def sites(real_cache: Path, built_site_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Base URLs of the real site (built once for the session) and of the hostile one."""
+    require_browser()
+    base = tmp_path_factory.mktemp("browser-sites")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("A2A_KB_CACHE", str(real_cache))
+        mp.setenv("A2A_KB_VENDOR", str(vendor_dir(REPO)))
+        hostile = _hostile_project(base / "hostile-kb")
+        build_into(Project.at(hostile), base / "hostile", strict=False, quiet=True)
+    return {"real": built_site_url, "hostile": serve_directory(base / "hostile")}
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: Any, sites: dict[str, str]) -> Any:
+    return chromium
+
+
+class Watched:
+    """A page with every console error, dialog, request and navigation recorded."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.base = base
+        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.context.add_init_script(OPEN_SHADOW_ROOTS)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.requests: list[str] = []
+        self.navigations: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", self._dialog)
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("framenavigated", lambda f: self.navigations.append(f.url))
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, path: str) -> Any:
+        self.page.goto(self.base + path, wait_until="networkidle")
+        return self.page
+
+    def json(self, path: str) -> Any:
+        """A JSON document of the site, fetched without opening it as a page."""
+        response = self.context.request.get(self.base + path)
+        assert response.ok, path
+        return response.json()
+
+    def outside(self) -> list[str]:
+        return [u for u in self.requests if not u.startswith(("http://127.0.0.1:", "data:", "blob:"))]
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def real(browser: Any, sites: dict[str, str]) -> Iterator[Watched]:
+    watched = Watched(browser, sites["real"])
+    yield watched
+    watched.close()
+
+
+@pytest.fixture
+def hostile(browser: Any, sites: dict[str, str]) -> Iterator[Watched]:
+    watched = Watched(browser, sites["hostile"])
+    yield watched
+    watched.close()
+
+
+def _shot(page: Any, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+
+
+# --- the real site --------------------------------------------------------------------------
+
+
+def test_state_tables_have_the_right_rows(real: Watched) -> None:
+    page = real.open("states/1.0.0/")
+    assert page.locator("table.kb-states tbody tr").count() == 9
+    assert page.locator("table.kb-states tbody tr[data-state='auth-required']").count() == 1
+    _shot(page, "states-1.0.0")
+    page = real.open("states/0.1.0/")
+    assert page.locator("table.kb-states tbody tr").count() == 7
+    assert page.locator("table.kb-states tbody tr[data-state='unknown']").count() == 1
+    assert page.locator("table.kb-states tbody tr[data-state='auth-required']").count() == 0
+    _shot(page, "states-0.1.0")
+    assert not real.errors and not real.outside()
+
+
+def test_conflict_link_lands_on_its_anchor(real: Watched) -> None:
+    page = real.open("claims/")
+    link = page.locator("#kb-claims a[href$='conflicts/#d1']").first
+    link.click()
+    page.wait_for_url(re.compile(r"/conflicts/#d1$"))
+    heading = page.locator("h2#d1")
+    assert heading.is_visible()
+    box = heading.bounding_box()
+    assert box is not None and 0 <= box["y"] < 400, "the conflict's heading is scrolled into view"
+    _shot(page, "conflicts")
+    assert not real.errors
+
+
+def test_diff_page_shows_its_changes(real: Watched) -> None:
+    diffs = real.json("api/v1/diffs.json")
+    expected = next(d for d in diffs["diffs"] if d["old_version"] == "0.3.0" and d["new_version"] == "1.0.0")
+    page = real.open("versions/0.3.0-to-1.0.0/")
+    rows = page.locator("table.kb-diff tbody tr")
+    assert rows.count() == len(expected["changes"]) > 0
+    assert "TASK_STATE_INPUT_REQUIRED" in page.locator("table.kb-diff").inner_text()
+    _shot(page, "diff-0.3.0-to-1.0.0")
+    assert not real.errors
+
+
+def test_mermaid_renders_as_svg_from_the_local_copy(real: Watched) -> None:
+    page = real.open("states/1.0.0/")
+    svg = page.locator("div.mermaid svg").first
+    svg.wait_for(state="visible", timeout=15000)
+    text = svg.text_content() or ""
+    assert "input-required" in text and "completed" in text
+    page.locator("#diagram").scroll_into_view_if_needed()
+    _shot(page, "diagram-1.0.0")
+    assert any(u.endswith("assets/vendor/mermaid.min.js") for u in real.requests)
+    assert not real.outside(), real.outside()
+    assert not real.errors
+
+
+def test_search_finds_auth_required_offline(real: Watched) -> None:
+    page = real.open("")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    # The search worker builds its index after the page loads; the theme says when it is ready.
+    page.wait_for_function("""() => {
+        const meta = document.querySelector('.md-search-result__meta');
+        return meta && !/initiali[sz]ing/i.test(meta.textContent);
+    }""", timeout=20000)
+    page.locator("input.md-search__input").press_sequentially("AUTH_REQUIRED", delay=30)
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(state="visible", timeout=15000)
+    assert results.count() > 0
+    assert re.search(r"auth", page.locator(".md-search-result").inner_text(), re.I)
+    _shot(page, "search")
+    assert not real.outside() and not real.errors
+
+
+def test_claims_filter_narrows_the_list(real: Watched) -> None:
+    claims = real.json("api/v1/claims.json")["claims"]
+    page = real.open("claims/")
+    articles = page.locator("#kb-claims article")
+    total = articles.count()
+    assert total == len(claims)
+    _shot(page, "claims")
+    verdict = "stale" if any(c["verdict"] == "stale" for c in claims) else "unverifiable"
+    page.select_option("#kb-claim-filters select[name=verdict]", verdict)
+    wanted = sum(c["verdict"] == verdict for c in claims)
+    assert 0 < page.locator("#kb-claims article:visible").count() == wanted < total
+    assert page.locator("#kb-claim-count").inner_text() == f"{wanted} of {total} claims"
+    page.select_option("#kb-claim-filters select[name=verdict]", "")
+    page.select_option("#kb-claim-filters select[name=version]", "0.1.0")
+    in_v010 = sum("0.1.0" in c["versions"] for c in claims)
+    assert page.locator("#kb-claims article:visible").count() == in_v010 < total
+    page.select_option("#kb-claim-filters select[name=version]", "")
+    page.fill("#kb-claim-filters input[name=text]", "zzzz-no-claim-says-this")
+    assert page.locator("#kb-claims article:visible").count() == 0
+    assert not real.errors
+
+
+def test_main_pages_load_without_errors_or_network(real: Watched) -> None:
+    for path, name in [("", "home"), ("states/", "states-latest"), ("transitions/", "transitions"),
+                       ("versions/", "versions"), ("versions/1.0.0/", "version-1.0.0"),
+                       ("sources/", "sources"), ("others/", "others"), ("proposals/", "proposals"),
+                       ("api/", "json-api"), ("reference/python/", "python-api")]:
+        page = real.open(path)
+        assert page.locator("h1").first.is_visible(), path
+        _shot(page, name)
+    assert not real.errors, real.errors
+    assert not real.outside(), real.outside()
+
+
+# --- hostile records -------------------------------------------------------------------------
+
+HOSTILE_PAGES = ["", "claims/", "conflicts/", "others/", "sources/", "states/", "states/1.0.1/",
+                 "versions/", "versions/1.0.1/", "transitions/"]
+
+
+def test_hostile_text_renders_inert(hostile: Watched) -> None:
+    for path in HOSTILE_PAGES:
+        page = hostile.open(path)
+        page.wait_for_timeout(300)
+        handlers = page.evaluate("""() => [...document.querySelectorAll('*')].flatMap(el =>
+            [...el.attributes].filter(a => /^on/i.test(a.name)).map(a => el.tagName + ' ' + a.name))""")
+        assert not handlers, (path, handlers)
+        bad_links = page.evaluate("""() => [...document.querySelectorAll('[href],[src]')]
+            .map(el => el.getAttribute('href') || el.getAttribute('src'))
+            .filter(u => /^\\s*(javascript|data):/i.test(u))""")
+        assert not bad_links, (path, bad_links)
+        scripts = page.evaluate("""() => [...document.querySelectorAll('script')]
+            .filter(s => !s.src && s.type !== 'application/json').map(s => s.textContent)""")
+        assert not [s for s in scripts if "alert" in s], (path, scripts)
+        assert page.locator("img[src='x'], iframe").count() == 0, path
+    page = hostile.open("claims/")
+    article = page.locator("article#hostile-statement")
+    assert "<script>alert(1)</script>" in article.inner_text()
+    assert "%%{init" in article.inner_text()
+    article.scroll_into_view_if_needed()
+    _shot(page, "hostile-claims")
+    page = hostile.open("conflicts/#d99")
+    assert "<img src=x onerror=alert(13)>" in page.locator("h2#d99").inner_text()
+    assert page.locator("body").is_visible()
+    _shot(page, "hostile-conflicts")
+    page = hostile.open("")
+    assert "{{claim <script>alert(20)</script>}}" in page.locator("article").inner_text()
+    assert not hostile.dialogs, hostile.dialogs
+    assert all(u.startswith(hostile.base) for u in hostile.navigations), hostile.navigations
+    assert not hostile.outside(), hostile.outside()
+
+
+def test_json_api_keeps_hostile_text_verbatim(hostile: Watched) -> None:
+    """JSON is data: the statement comes back exactly as recorded, not HTML-escaped."""
+    claims = {c["id"]: c for c in hostile.json("api/v1/claims.json")["claims"]}
+    assert claims["hostile-statement"]["statement"] == HOSTILE
+    assert claims["hostile-statement"]["note"].startswith('<a href="javascript:alert(10)">')
+    conflicts = {c["id"]: c for c in hostile.json("api/v1/conflicts.json")["conflicts"]}
+    assert conflicts["D99"]["title"] == "<img src=x onerror=alert(13)> {: onclick=alert(14) }"
+    assert not hostile.dialogs
+
+
+def test_hostile_links_do_not_navigate(hostile: Watched) -> None:
+    page = hostile.open("claims/")
+    for link in page.locator("article#hostile-statement a").all():
+        href = link.get_attribute("href") or ""
+        assert href.startswith(("#", "../", "https://")), href
+    page.locator("article#hostile-statement .kb-statement").click()
+    page.wait_for_timeout(200)
+    assert page.url.startswith(hostile.base + "claims/")
+    assert not hostile.dialogs

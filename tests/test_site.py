@@ -1,0 +1,528 @@
+"""The site: escaping, links, the generated pages and JSON API, the built HTML, and builds
+that are published whole or not at all.
+
+The real knowledge base is read with its sources fetched from the mirror into a session
+cache (``real_cache`` in conftest); builds go to temporary folders, never to site/.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html.parser
+import itertools
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import jsonschema
+import pytest
+
+from a2a_kb.errors import BuildError
+from a2a_kb.project import Project
+from a2a_kb.site import escape, paths
+from a2a_kb.site.build import build, build_into, publish
+from a2a_kb.site.data import SiteData, collect
+from a2a_kb.site.links import Linker, page_url
+from a2a_kb.site.pages import generate
+from a2a_kb.site.render import api
+from a2a_kb.site.vendor import MERMAID, vendor_dir
+from conftest import REPO, record_reliability
+
+VENDOR = vendor_dir(REPO)
+
+
+def copy_project(dest: Path, *, prose: bool = True) -> Path:
+    """A private copy of the project's records, pages and site configuration.
+
+    Without ``prose`` only the home page and the assets are copied, and the nav is left to
+    MkDocs: tests of the build machinery then do not depend on the hand-written pages.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(REPO / "pyproject.toml", dest / "pyproject.toml")
+    config = (REPO / "mkdocs.yml").read_text("utf-8")
+    if not prose:
+        config = re.sub(r"^nav:\n(?:[ -].*\n?)*", "", config, flags=re.M)
+    (dest / "mkdocs.yml").write_text(config, "utf-8")
+    shutil.copytree(REPO / "claims", dest / "claims")
+    shutil.copytree(REPO / "sources", dest / "sources", ignore=shutil.ignore_patterns("cache"))
+    if (REPO / "captures").is_dir():
+        shutil.copytree(REPO / "captures", dest / "captures")
+    if prose:
+        shutil.copytree(REPO / "content", dest / "content")
+    else:
+        shutil.copytree(REPO / "content" / "assets", dest / "content" / "assets")
+        (dest / "content" / "index.md").write_text("# Home\n\nThe enum is {{proto TaskState}}.\n", "utf-8")
+    return dest
+
+
+@pytest.fixture
+def site_env(real_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fetched cache and the vendored Mermaid, for projects copied to tmp folders."""
+    monkeypatch.setenv("A2A_KB_CACHE", str(real_cache))
+    monkeypatch.setenv("A2A_KB_VENDOR", str(VENDOR))
+
+
+@pytest.fixture(scope="session")
+def real_data(real_cache: Path) -> Iterator[SiteData]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("A2A_KB_CACHE", str(real_cache))
+        yield collect(Project.at(REPO))
+
+
+@pytest.fixture(scope="session")
+def real_pages(real_data: SiteData) -> dict[str, str]:
+    return generate(real_data)
+
+
+@pytest.fixture(scope="session")
+def built_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, built once with --strict into a temporary folder."""
+    target = tmp_path_factory.mktemp("built-site") / "site"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("A2A_KB_CACHE", str(real_cache))
+        mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
+        started = time.monotonic()
+        build_into(Project.at(REPO), target, strict=True, quiet=True)
+        elapsed = time.monotonic() - started
+    assert elapsed < 20, f"the real site took {elapsed:.1f} s to build; the budget is 20 s"
+    return target
+
+
+# --- escaping -------------------------------------------------------------------------------
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "[x](javascript:alert(1))",
+    "<javascript:alert(1)>",
+    "![i](javascript:alert(1))",
+    "## heading {: onclick=alert(1) }",
+    "`code` *em* _em_ | cell |",
+    "%%{init: {'securityLevel': 'loose'}}%%",
+    "click X call alert()",
+    "a & b \" c ' d",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_markdown_escaping_renders_text_verbatim_and_inert(text: str) -> None:
+    import markdown
+
+    rendered = markdown.markdown(f"# {escape.markdown(text)}", extensions=["attr_list", "tables", "toc"])
+    body = re.sub(r"^<h1[^>]*>|</h1>$", "", rendered)
+    assert "<script" not in body and "<img" not in body and "<a " not in body and "<em>" not in body
+    assert not re.search(r"\son\w+=", rendered.split(">", 1)[0]), "no event-handler attribute"
+    parser = _TextOf()
+    parser.feed(body)
+    assert parser.text == re.sub(r"`([^`]+)`", r"\1", " ".join(text.split()))
+
+
+@pytest.mark.parametrize("text", [*HOSTILE, "`<script>alert(1)</script>` and `{: onclick=alert(1) }`"])
+def test_code_spans_in_record_text_stay_code(text: str) -> None:
+    import markdown
+
+    for rendered in (str(escape.prose(text)),
+                     markdown.markdown(f"# {escape.markdown(text)}", extensions=["attr_list", "toc"])):
+        assert "<script" not in rendered and "<img" not in rendered and "<a " not in rendered
+        assert not re.search(r"<h1[^>]*\son\w+=", rendered)
+    assert str(escape.prose("the `unknown` value")) == "the <code>unknown</code> value"
+
+
+class _TextOf(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text = ""
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
+
+
+@pytest.mark.parametrize(("url", "kept"), [
+    ("https://github.com/a2aproject/A2A/blob/abc/x.md#L1-L2", True),
+    ("../claims/#x", True),
+    ("javascript:alert(1)", False),
+    ("JavaScript:alert(1)", False),
+    (" javascript:alert(1)", False),
+    ("data:text/html,<script>alert(1)</script>", False),
+    ("http://example.com/", False),
+    ("//evil.example/x", False),
+    ('https://x.example/"onmouseover="alert(1)', False),
+])
+def test_safe_url_keeps_only_https_and_site_links(url: str, kept: bool) -> None:
+    assert (escape.safe_url(url) == url.strip()) is kept
+    assert bool(escape.safe_url(url)) is kept
+
+
+def test_script_json_cannot_close_its_element() -> None:
+    value = {"s": "</script><script>alert(1)</script><!--", "u": "\u2028"}
+    text = str(escape.script_json(value))
+    assert "<" not in text and ">" not in text
+    assert json.loads(text) == value
+
+
+@pytest.mark.parametrize("name", ["input-required", "%%{init: x}%%", "click X call alert()", "9lives", ""])
+def test_mermaid_ids_are_plain_identifiers(name: str) -> None:
+    assert re.fullmatch(r"[a-z][a-z0-9_]*", escape.mermaid_id(name))
+
+
+# --- links ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("here", "target", "anchor", "expected"), [
+    ("index.md", "claims.md", "x", "claims/#x"),
+    ("claims.md", "claims.md", "x", "#x"),
+    ("states/index.md", "states/1.0.0.md", "", "1.0.0/"),
+    ("states/1.0.0.md", "conflicts.md", "d1", "../../conflicts/#d1"),
+    ("versions/0.3.0-to-1.0.0.md", "index.md", "", "../../"),
+])
+def test_links_are_relative_to_the_page(here: str, target: str, anchor: str, expected: str) -> None:
+    assert Linker(here).page(target, anchor) == expected
+
+
+def test_links_without_directory_urls() -> None:
+    assert page_url("states/index.md", use_directory_urls=False) == "states/index.html"
+    assert Linker("states/1.0.0.md", use_directory_urls=False).page("claims.md") == "../claims.html"
+
+
+# --- generated pages from the real knowledge base ----------------------------------------
+
+
+def _state_rows(markdown: str) -> list[str]:
+    return re.findall(r'<tr id="state-[a-z-]+" class="kb-state[^"]*" data-state="([a-z-]+)"', markdown)
+
+
+def test_every_page_family_is_generated(real_data: SiteData, real_pages: dict[str, str]) -> None:
+    expected = {paths.STATES_INDEX, paths.TRANSITIONS, paths.CONFLICTS, paths.VERSIONS_INDEX, paths.CLAIMS,
+                paths.SOURCES, paths.OTHERS, paths.PROPOSALS, paths.API_INDEX, paths.PYTHON_API}
+    expected |= {paths.state_table(v.id) for v in real_data.versions}
+    expected |= {paths.version_page(v.id) for v in real_data.versions}
+    ordered = real_data.versions
+    expected |= {paths.diff_page(a.id, b.id) for a, b in itertools.pairwise(ordered)}
+    expected |= {paths.api_file(n) for n in api.DOCUMENTS} | {paths.api_schema(n) for n in api.DOCUMENTS}
+    assert expected <= set(real_pages)
+    assert {"draft", "0.1.0", "0.2.0", "0.2.6", "0.3.0", "1.0.0", "1.0.1", "main"} <= {v.id for v in ordered}
+
+
+def test_state_tables_have_one_row_per_value(real_data: SiteData, real_pages: dict[str, str]) -> None:
+    for v in real_data.versions:
+        rows = _state_rows(real_pages[paths.state_table(v.id)])
+        assert rows == [s["name"] for s in real_data.tables[v.id]["states"]]
+    assert len(_state_rows(real_pages[paths.state_table("1.0.0")])) == 9
+    assert len(_state_rows(real_pages[paths.state_table("0.1.0")])) == 7
+    latest = real_data.kb.latest.id
+    assert _state_rows(real_pages[paths.STATES_INDEX]) == _state_rows(real_pages[paths.state_table(latest)])
+
+
+def test_state_table_cells_link_to_source_lines_and_claims(real_pages: dict[str, str]) -> None:
+    page = real_pages[paths.state_table("1.0.0")]
+    row = page[page.index('data-state="auth-required"'):].split("</tr>", 1)[0]
+    assert "TASK_STATE_AUTH_REQUIRED" in row
+    proto_line = r'href="https://github\.com/a2aproject/A2A/blob/[0-9a-f]{40}/specification/a2a\.proto#L\d+'
+    assert re.search(proto_line, row)
+    assert 'href="../../claims/#' in page
+
+
+def test_diagram_draws_only_model_transitions(real_data: SiteData, real_pages: dict[str, str]) -> None:
+    page = real_pages[paths.state_table("1.0.0")]
+    diagram = page.split("```mermaid", 1)[1].split("```", 1)[0]
+    edges = set(re.findall(r"^\s+([a-z_]+) --> ([a-z_]+)$", diagram, re.M))
+    model = real_data.lifecycle["versions"]["1.0.0"]["transitions"]
+    assert edges == {(m["from"].replace("-", "_"), m["to"].replace("-", "_")) for m in model}
+    assert "%%" not in diagram and "click" not in diagram
+
+
+def test_conflict_anchors_are_stable(real_data: SiteData, real_pages: dict[str, str]) -> None:
+    page = real_pages[paths.CONFLICTS]
+    for cid in real_data.kb.conflicts:
+        assert re.search(rf"^## {re.escape(cid)}\b.*\{{#{cid.lower()}\}}$", page, re.M), cid
+
+
+def test_each_diff_page_shows_its_changes(real_data: SiteData, real_pages: dict[str, str]) -> None:
+    for d in real_data.diffs:
+        page = real_pages[paths.diff_page(d["old_version"], d["new_version"])]
+        assert page.count('<tr class="kb-change') == len(d["changes"])
+    big = real_data.diff_between("0.3.0", "1.0.0")
+    assert big is not None and big["changes"], "v0.3.0 → v1.0.0 renamed every state"
+
+
+def test_claims_page_has_an_anchor_and_badge_per_claim(
+    real_data: SiteData, real_pages: dict[str, str]
+) -> None:
+    page = real_pages[paths.CLAIMS]
+    pattern = r'<article class="kb-claim[^"]*" id="([a-z0-9-]+)" data-claim="\1">(.*?)</article>'
+    articles = {m.group(1): m.group(2) for m in re.finditer(pattern, page, re.S)}
+    assert set(articles) == set(real_data.kb.claims)
+    for cid, article in articles.items():
+        assert f'kb-verdict--{real_data.verdict(cid)}"' in article.split("</header>", 1)[0], cid
+    blob = page.split('<script type="application/json" id="kb-claims-index">', 1)[1].split("</script>", 1)[0]
+    assert set(json.loads(blob)) == set(real_data.kb.claims)
+
+
+def test_api_documents_match_their_schemas(real_data: SiteData, real_pages: dict[str, str]) -> None:
+    for name in api.DOCUMENTS:
+        document = json.loads(real_pages[paths.api_file(name)])
+        schema = json.loads(real_pages[paths.api_schema(name)])
+        jsonschema.Draft202012Validator.check_schema(schema)
+        jsonschema.validate(document, schema)
+        assert document["$schema"] == f"schemas/{name}.schema.json"
+        assert document["schema_version"] == 1 and document["generated_at"] == real_data.generated_at
+    claims = json.loads(real_pages[paths.api_file("claims")])
+    assert {c["id"]: c["statement"] for c in claims["claims"]} == {
+        c.id: c.statement for c in real_data.kb.claims.values()}
+    assert claims["count"] == len(real_data.kb.claims)
+    states = json.loads(real_pages[paths.api_file("states")])
+    assert [len(v["states"]) for v in states["versions"]] == [
+        len(real_data.tables[v.id]["states"]) for v in real_data.versions]
+
+
+def test_lifecycle_document_is_the_model(real_data: SiteData, real_pages: dict[str, str]) -> None:
+    document = json.loads(real_pages[paths.api_file("lifecycle")])
+    assert document["latest"] == real_data.kb.latest.id
+    assert document["versions"] == real_data.lifecycle["versions"]
+
+
+# --- pages follow the knowledge base -----------------------------------------------------
+
+
+def test_changing_a_claim_or_a_source_changes_the_pages(tmp_path: Path, site_env: None) -> None:
+    root = copy_project(tmp_path / "kb", prose=False)
+    project = Project.at(root)
+    before = generate(collect(project))
+
+    claims_file = root / "claims" / "state-set.yaml"
+    text = claims_file.read_text("utf-8")
+    old = re.search(r"- id: v010-seven-states\n    statement: >-\n((?:      .*\n)+)", text)
+    assert old is not None
+    marker = "Edited in a test: the v0.1.0 schema lists seven TaskState values."
+    claims_file.write_text(text.replace(old.group(1), f"      {marker}\n"), "utf-8")
+
+    sources_file = root / "sources" / "secondary.yaml"
+    sources = sources_file.read_text("utf-8")
+    sources_file.write_text(sources.replace("retrieved: '2026-09-24'", "retrieved: '2026-10-01'", 1), "utf-8")
+
+    after = generate(collect(project))
+    assert marker not in before[paths.CLAIMS] and marker in after[paths.CLAIMS]
+    assert marker in after[paths.api_file("claims")]
+    assert "2026-10-01" not in before[paths.SOURCES] and "2026-10-01" in after[paths.SOURCES]
+
+
+# --- the built site ------------------------------------------------------------------------
+
+
+class _Links(html.parser.HTMLParser):
+    """Collects ids, hrefs and the addresses of scripts, styles and images of one page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.hrefs: list[str] = []
+        self.loads: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if found.get("id"):
+            self.ids.add(str(found["id"]))
+        if tag == "a" and found.get("name"):
+            self.ids.add(str(found["name"]))
+        if tag == "a" and found.get("href"):
+            self.hrefs.append(str(found["href"]))
+        if tag in ("script", "img", "iframe") and found.get("src"):
+            self.loads.append(str(found["src"]))
+        if tag == "link" and found.get("href") and found.get("rel") in ("stylesheet", "preload", "icon"):
+            self.loads.append(str(found["href"]))
+
+
+def _parse_site(site: Path) -> dict[Path, _Links]:
+    parsed = {}
+    for page in site.rglob("*.html"):
+        parser = _Links()
+        parser.feed(page.read_text("utf-8"))
+        parsed[page] = parser
+    return parsed
+
+
+def _target(site: Path, page: Path, href: str) -> tuple[Path, str] | None:
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc or href.startswith("mailto:"):
+        return None
+    # 404.html links from the site root: it is served at any depth.
+    base = site if parts.path.startswith("/") else page.parent
+    path = (base / unquote(parts.path).lstrip("/")).resolve() if parts.path else page
+    if path.is_dir():
+        path = path / "index.html"
+    return path, unquote(parts.fragment)
+
+
+def test_no_internal_link_or_anchor_is_broken(built_site: Path) -> None:
+    parsed = _parse_site(built_site)
+    broken = []
+    for page, links in parsed.items():
+        for href in links.hrefs:
+            target = _target(built_site, page, href)
+            if target is None:
+                continue
+            path, anchor = target
+            where = f"{page.relative_to(built_site)} → {href}"
+            if not path.exists():
+                broken.append(f"{where}: no such file")
+            elif anchor and path.suffix == ".html" and anchor not in parsed[path].ids:
+                broken.append(f"{where}: no anchor #{anchor}")
+    assert not broken, "\n".join(broken[:40])
+    assert len(parsed) > 40
+
+
+def test_nothing_is_loaded_from_another_host(built_site: Path) -> None:
+    outside = [(page.name, src) for page, links in _parse_site(built_site).items()
+               for src in links.loads if urlsplit(src).scheme or src.startswith("//")]
+    assert not outside
+    mermaid = built_site / paths.MERMAID_JS
+    assert hashlib.sha256(mermaid.read_bytes()).hexdigest() == MERMAID.sha256
+    index = (built_site / "index.html").read_text("utf-8")
+    # A plain script, so the `mermaid` global exists before the theme looks for one (the
+    # theme waits for the document to load; the browser test checks no CDN is asked).
+    assert f'<script src="{paths.MERMAID_JS}"></script>' in index
+    assert "fonts.googleapis.com" not in index
+
+
+def test_search_index_holds_the_state_spellings(built_site: Path) -> None:
+    index = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))
+    text = " ".join(doc["text"] for doc in index["docs"])
+    assert "TASK_STATE_AUTH_REQUIRED" in text
+
+
+def test_api_files_are_served_beside_their_schemas(built_site: Path) -> None:
+    for name in api.DOCUMENTS:
+        document = json.loads((built_site / paths.api_file(name)).read_text("utf-8"))
+        schema_path = (built_site / paths.API_DIR / document["$schema"]).resolve()
+        jsonschema.validate(document, json.loads(schema_path.read_text("utf-8")))
+    for kind in ("claim", "source", "conflict", "version"):
+        assert (built_site / paths.RECORD_SCHEMAS_DIR / f"{kind}.schema.json").is_file()
+
+
+# --- publishing: site/ is one whole build or the previous one ---------------------------
+
+
+def _manifest(site: Path) -> dict[str, str]:
+    return {str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def test_publish_swaps_whole_directories(tmp_path: Path) -> None:
+    site, staging = tmp_path / "site", tmp_path / ".site-build-x"
+    site.mkdir()
+    (site / "old.html").write_text("old")
+    staging.mkdir()
+    (staging / "new.html").write_text("new")
+    publish(staging, site)
+    assert _manifest(site) == {"new.html": hashlib.sha256(b"new").hexdigest()}
+    assert not staging.exists()
+
+
+def test_a_failed_build_leaves_the_last_good_site(tmp_path: Path, site_env: None) -> None:
+    root = copy_project(tmp_path / "kb", prose=False)
+    project = Project.at(root)
+    build(project, strict=True, quiet=True)
+    good = _manifest(project.site_dir)
+    assert "claims/index.html" in good
+    (root / "content" / "broken.md").write_text("# Broken\n\nSee {{claim no-such-claim}}.\n", "utf-8")
+    with pytest.raises(BuildError, match=r"content/broken\.md:3: unknown claim 'no-such-claim'"):
+        build(project, strict=True, quiet=True)
+    assert _manifest(project.site_dir) == good
+    assert not list(root.glob(".site-build-*"))
+
+
+_BUILD_SCRIPT = """
+import sys
+from pathlib import Path
+from a2a_kb.project import Project
+from a2a_kb.site.build import build
+build(Project.at(Path(sys.argv[1])), strict=True, quiet=True)
+"""
+
+
+@pytest.mark.slow
+def test_killed_builds_leave_a_whole_site(tmp_path: Path, site_env: None) -> None:
+    """kill -9 at 20 random moments: site/ is always the previous build or the new one."""
+    root = copy_project(tmp_path / "kb", prose=False)
+    project = Project.at(root)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "tooling")}
+
+    def run(epoch: int, kill_after: float | None = None) -> None:
+        proc = subprocess.Popen([sys.executable, "-c", _BUILD_SCRIPT, str(root)],
+                                env={**env, "SOURCE_DATE_EPOCH": str(epoch)},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if kill_after is None:
+            assert proc.wait(timeout=120) == 0
+            return
+        time.sleep(kill_after)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+
+    started = time.monotonic()
+    run(1_700_000_000)
+    duration = time.monotonic() - started
+    complete = {"old": _manifest(project.site_dir)}
+    run(1_800_000_000)
+    complete["new"] = _manifest(project.site_dir)
+    assert complete["old"] != complete["new"]
+    run(1_700_000_000)
+    assert _manifest(project.site_dir) == complete["old"], "builds must be reproducible for this test"
+
+    rng = random.Random(20260924)
+    kills = 0
+    for i in range(20):
+        epoch = 1_800_000_000 if i % 2 == 0 else 1_700_000_000
+        run(epoch, kill_after=rng.uniform(0.05, duration * 1.1))
+        kills += 1
+        now = _manifest(project.site_dir)
+        assert now in (complete["old"], complete["new"]), f"kill {i}: site/ is a mix of two builds"
+    run(1_800_000_000)
+    assert _manifest(project.site_dir) == complete["new"]
+    assert not list(root.glob(".site-build-*"))
+    record_reliability({"build_kills": kills, "build_kill_failures": 0})
+
+
+def test_a_hostile_model_cannot_reach_the_diagram() -> None:
+    from a2a_kb.site.render.states import mermaid
+
+    model = {
+        "states": [{"name": 'working"] --> x; click working call alert(1) %%{init: {}}%%', "class": "active"},
+                   {"name": "completed", "class": "terminal"}],
+        "transitions": [{"from": 'working"] --> x; click working call alert(1) %%{init: {}}%%',
+                         "to": "completed"}],
+    }
+    diagram, _ = mermaid(model)
+    body = str(diagram)
+    for line in body.splitlines()[2:]:
+        assert re.fullmatch(r'    (state "[a-z0-9-]*" as [a-z0-9_]+|\[\*\] --> [a-z_]+|[a-z0-9_]+ --> '
+                            r'([a-z0-9_]+|\[\*\])|class [a-z0-9_,]+ [a-z]+|classDef [a-z]+ [a-z0-9:,\- ]+)',
+                            line), line
+    assert "%%" not in body and '"]' not in body and ";" not in body
+
+
+def test_a_hand_written_page_cannot_shadow_a_generated_one(tmp_path: Path, site_env: None) -> None:
+    root = copy_project(tmp_path / "kb", prose=False)
+    (root / "content" / "claims.md").write_text("# My claims\n", "utf-8")
+    with pytest.raises(BuildError, match=r"claims\.md is written by hand"):
+        build_into(Project.at(root), tmp_path / "site", strict=False, quiet=True)
+
+
+def test_nav_gets_a_page_per_version() -> None:
+    from a2a_kb.site.plugin import _expand_nav
+
+    nav = [{"Home": "index.md"}, {"States": "states/index.md"}, {"Ref": [{"API": "api/index.md"}]}]
+    children = {"states/index.md": [{"v1.0.1": "states/1.0.1.md"}, {"&lt;b&gt;": "states/main.md"}]}
+    assert _expand_nav(nav, children) == [
+        {"Home": "index.md"},
+        {"States": ["states/index.md", {"v1.0.1": "states/1.0.1.md"}, {"&lt;b&gt;": "states/main.md"}]},
+        {"Ref": [{"API": "api/index.md"}]},
+    ]

@@ -1,0 +1,5 @@
+"""The documentation site: the MkDocs plugin, its citation macros and the generated pages.
+
+Rendering is pure (knowledge-base data in, Markdown and JSON strings out); only
+:mod:`a2a_kb.site.plugin` and :mod:`a2a_kb.site.build` touch MkDocs and the disk.
+"""

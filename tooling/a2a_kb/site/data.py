@@ -1,0 +1,137 @@
+"""Everything the site shows, gathered once per build from the knowledge base.
+
+This is the edge where the site meets the rest of the pipeline (validate, check, states,
+diff, lifecycle, the fact cache); the renderers only ever see a :class:`SiteData`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import conflicts, diff, lifecycle, states
+from ..cache import Cache
+from ..check import ClaimResult, FactBook, check
+from ..diagnostics import Diagnostic
+from ..facts import Fact
+from ..kb import KnowledgeBase
+from ..output import generated_at
+from ..project import Project
+from ..records import Source, Version
+from ..validate import validate
+
+
+@dataclass(frozen=True)
+class Dated:
+    """When a version was made, and the fact that says so."""
+
+    date: str  # YYYY-MM-DD
+    what: str  # "tagged" or "committed"
+    source: str
+    permalink: str
+
+
+@dataclass
+class SiteData:
+    """The knowledge base and what the pipeline computes from it, ready to render."""
+
+    kb: KnowledgeBase
+    book: FactBook
+    results: dict[str, ClaimResult]
+    register: dict[str, Any]
+    tables: dict[str, dict[str, Any]]
+    diffs: list[dict[str, Any]]
+    lifecycle: dict[str, Any]
+    dates: dict[str, Dated]
+    generated_at: str
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def versions(self) -> list[Version]:
+        return self.kb.ordered_versions
+
+    def facts(self, source: Source) -> dict[str, list[Fact]]:
+        return self.book.facts(source)
+
+    def verdict(self, claim_id: str) -> str:
+        result = self.results.get(claim_id)
+        return result.verdict if result else "unverifiable"
+
+    def authority(self, claim_id: str) -> str:
+        claim = self.kb.claims[claim_id]
+        source = self.kb.sources.get(claim.source)
+        return source.authority if source else "secondary"
+
+    def diff_between(self, old: str, new: str) -> dict[str, Any] | None:
+        return next((d for d in self.diffs if d["old_version"] == old and d["new_version"] == new), None)
+
+
+def _version_dates(kb: KnowledgeBase, book: FactBook) -> dict[str, Dated]:
+    """Each version's date from the GitHub API answers: the tag's date, else the commit's."""
+    tagged: dict[str, Dated] = {}
+    committed: dict[str, Dated] = {}
+    for source in kb.sources.values():
+        if source.kind != "git-refs" or not source.pinned:
+            continue
+        for key, found in book.facts(source).items():
+            fact = found[0]
+            kind, _, subject = key.partition(":")
+            link = source.permalink(fact.line_start, fact.line_end)
+            if kind == "tag-date":
+                tagged[subject] = Dated(str(fact.value)[:10], "tagged", source.id, link)
+            elif kind == "commit-date":
+                committed[subject] = Dated(str(fact.value)[:10], "committed", source.id, link)
+    result: dict[str, Dated] = {}
+    for v in kb.ordered_versions:
+        dated = tagged.get(v.ref) or committed.get(v.commit)
+        if dated is not None:
+            result[v.id] = dated
+    return result
+
+
+def _change_order(change: dict[str, Any]) -> tuple[int, str, str, str]:
+    severity = change.get("severity", "")
+    rank = diff.SEVERITIES.index(severity) if severity in diff.SEVERITIES else len(diff.SEVERITIES)
+    return (rank, str(change.get("subject", "")), str(change.get("kind", "")), repr(change.get("new")))
+
+
+def _diffs(kb: KnowledgeBase) -> list[dict[str, Any]]:
+    """The diff of every consecutive pair of versions, oldest first.
+
+    Changes are put in a fixed order (severity, subject, kind) so that two builds of the
+    same knowledge base are byte for byte the same.
+    """
+    ordered = kb.ordered_versions
+    result = []
+    for old, new in itertools.pairwise(ordered):
+        computed = diff.diff(kb, old.id, new.id).as_json()
+        computed["changes"] = sorted(computed["changes"], key=_change_order)
+        result.append({"old_version": old.id, "new_version": new.id, **computed})
+    return result
+
+
+def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
+    """Validate, check and compute every table, diff and model the site renders.
+
+    Errors in the records do not stop the collection (pages show what is valid); they are
+    returned as ``problems`` for the plugin to report. Broken set-up (a source missing from
+    the cache) raises the pipeline's own :class:`~a2a_kb.errors.KBError`.
+    """
+    kb = kb if kb is not None else validate(project)
+    book = FactBook(kb, Cache(project.cache_dir))
+    checked = check(kb)
+    tables = {v.id: states.state_table(kb, v.id, book) for v in kb.ordered_versions}
+    return SiteData(
+        kb=kb,
+        book=book,
+        results={r.claim.id: r for r in checked.results},
+        register=conflicts.register(kb),
+        tables=tables,
+        diffs=_diffs(kb),
+        lifecycle=lifecycle.model(kb),
+        dates=_version_dates(kb, book),
+        generated_at=generated_at(),
+        problems=[*kb.problems, *checked.problems],
+    )
+

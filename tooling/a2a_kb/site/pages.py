@@ -1,0 +1,51 @@
+"""The registry of generated pages and files: every renderer, called in one place.
+
+``generate`` is pure: the same :class:`~a2a_kb.site.data.SiteData` always gives the same
+``{src_uri: content}``; the plugin only hands the result to MkDocs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import escape, paths
+from .data import SiteData
+from .render import api, claims, conflicts, reference, sources, states, transitions, versions
+
+PageFamily = Callable[[SiteData, bool], list[tuple[str, str]]]
+
+FAMILIES: dict[str, PageFamily] = {
+    "states": states.pages,
+    "transitions": lambda d, u: [(paths.TRANSITIONS, transitions.page(d, u))],
+    "conflicts": lambda d, u: [(paths.CONFLICTS, conflicts.page(d, u))],
+    "versions": versions.pages,
+    "claims": lambda d, u: [(paths.CLAIMS, claims.page(d, u))],
+    "sources": lambda d, u: [(paths.SOURCES, sources.registry_page(d, u))],
+    "others": lambda d, u: [(paths.OTHERS, sources.others_page(d, u))],
+    "proposals": lambda d, u: [(paths.PROPOSALS, sources.proposals_page(d, u))],
+    "api": lambda d, u: [(paths.API_INDEX, api.page(d, u)), *api.files(d, u)],
+    "reference": lambda d, u: [(paths.PYTHON_API, reference.page())],
+}
+
+
+def generate(data: SiteData, use_directory_urls: bool = True) -> dict[str, str]:
+    """Every generated page (Markdown) and file (JSON) by its path in the site."""
+    result: dict[str, str] = {}
+    for family in FAMILIES.values():
+        for src_uri, content in family(data, use_directory_urls):
+            result[src_uri] = content
+    return result
+
+
+def nav_children(data: SiteData) -> dict[str, list[dict[str, str]]]:
+    """The pages that go under the nav entries of the states and versions indexes,
+    newest version first.
+
+    The theme writes nav titles into the page without escaping them, so the version
+    titles (record text) are HTML-escaped here.
+    """
+    newest_first = list(reversed(data.versions))
+    return {
+        paths.STATES_INDEX: [{str(escape.html(v.title)): paths.state_table(v.id)} for v in newest_first],
+        paths.VERSIONS_INDEX: [{str(escape.html(v.title)): paths.version_page(v.id)} for v in newest_first],
+    }

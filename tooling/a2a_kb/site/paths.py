@@ -1,0 +1,63 @@
+"""Where each generated page and file lives in the site, and the anchors inside them.
+
+One place for every path, so links between pages cannot disagree with the pages.
+"""
+
+from __future__ import annotations
+
+import re
+
+STATES_INDEX = "states/index.md"
+TRANSITIONS = "transitions.md"
+CONFLICTS = "conflicts.md"
+VERSIONS_INDEX = "versions/index.md"
+CLAIMS = "claims.md"
+SOURCES = "sources.md"
+OTHERS = "others.md"
+PROPOSALS = "proposals.md"
+API_INDEX = "api/index.md"
+PYTHON_API = "reference/python.md"
+API_DIR = "api/v1"
+RECORD_SCHEMAS_DIR = "schemas"
+MERMAID_JS = "assets/vendor/mermaid.min.js"
+
+
+def state_table(version: str) -> str:
+    return f"states/{version}.md"
+
+
+def version_page(version: str) -> str:
+    return f"versions/{version}.md"
+
+
+def diff_page(old: str, new: str) -> str:
+    return f"versions/{old}-to-{new}.md"
+
+
+def api_file(name: str) -> str:
+    return f"{API_DIR}/{name}.json"
+
+
+def api_schema(name: str) -> str:
+    return f"{API_DIR}/schemas/{name}.schema.json"
+
+
+def claim_anchor(claim_id: str) -> str:
+    """Claim ids are kebab-case already: the id is its own permanent anchor."""
+    return claim_id
+
+
+def conflict_anchor(conflict_id: str) -> str:
+    return conflict_id.lower()
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def source_anchor(source_id: str) -> str:
+    return f"source-{_slug(source_id)}"
+
+
+def state_anchor(state: str) -> str:
+    return f"state-{_slug(state)}"

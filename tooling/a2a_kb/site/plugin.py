@@ -1,0 +1,146 @@
+"""The MkDocs plugin: generates the data pages from the knowledge base, resolves citation
+macros in hand-written pages, and ships the vendored Mermaid so no page needs the network.
+
+MkDocs calls, in order: ``on_config`` (read the KB once, render every page, expand the nav),
+``on_files`` (add the generated pages and files), ``on_page_markdown`` (macros and the
+"Sources cited" list of each hand-written page), ``on_serve`` (watch the records too).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
+from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from ..diagnostics import Severity
+from ..errors import KBError
+from ..project import Project
+from . import macros, paths, vendor
+from .data import SiteData, collect
+from .links import Linker
+from .pages import generate, nav_children
+
+log = get_plugin_logger(__name__)
+
+
+class KnowledgeBasePluginConfig(Config):
+    root = c.Optional(c.Dir(exists=True))  # the project; default: the folder of mkdocs.yml
+    mermaid = c.Type(bool, default=True)  # ship the vendored Mermaid (False: no diagrams)
+
+
+class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
+    """Adds the pages generated from the knowledge base and resolves citation macros."""
+
+    supports_multiple_instances = False
+
+    def __init__(self) -> None:
+        self.data: SiteData | None = None
+        self.generated: dict[str, str] = {}
+        self.project: Project | None = None
+        self.mermaid_path: Path | None = None
+
+    # --- on_config: read the knowledge base once per build ----------------------------------
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        root = Path(self.config.root or Path(config.config_file_path or ".").parent).resolve()
+        self.project = Project.at(root)
+        try:
+            self.data = collect(self.project)
+        except KBError as e:
+            raise PluginError(f"a2a-kb: {e}") from e
+        for problem in self.data.kb.problems:
+            if problem.severity is Severity.ERROR:
+                log.warning("%s", problem.format())
+        self.generated = generate(self.data, config.use_directory_urls)
+        if config.nav is not None:
+            config.nav = _expand_nav(config.nav, nav_children(self.data))
+        if self.config.mermaid:
+            try:
+                self.mermaid_path = vendor.require(root)
+            except KBError as e:
+                raise PluginError(f"a2a-kb: {e}") from e
+            # Before the theme's own scripts run, so mkdocs-material finds a `mermaid` global
+            # and never reaches for its CDN copy.
+            if paths.MERMAID_JS not in [str(s) for s in config.extra_javascript]:
+                config.extra_javascript.insert(0, paths.MERMAID_JS)
+        return config
+
+    # --- on_files: add what was rendered -----------------------------------------------------
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        for src_uri, content in self.generated.items():
+            existing = files.get_file_from_path(src_uri)
+            if existing is not None and existing.generated_by is None:
+                raise PluginError(
+                    f"a2a-kb: {config.docs_dir}/{src_uri} is written by hand, but the plugin "
+                    "generates that page from the knowledge base (tip: rename or remove the file)"
+                )
+            if existing is not None:
+                files.remove(existing)
+            files.append(File.generated(config, src_uri, content=content))
+        if self.mermaid_path is not None:
+            files.append(File.generated(config, paths.MERMAID_JS, abs_src_path=str(self.mermaid_path)))
+        return files
+
+    # --- on_page_markdown: citation macros -----------------------------------------------------
+
+    def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        if page.file.src_uri in self.generated or self.data is None:
+            return markdown  # generated pages link directly and never hold macros
+        source_text = page.file.content_string
+        offset = source_text.count("\n") - markdown.count("\n") if source_text.endswith(markdown) else 0
+        resolver = macros.KnowledgeBaseResolver(self.data.kb, self.data.facts)
+        here = Linker(page.file.src_uri, config.use_directory_urls)
+        result = macros.expand(markdown, resolver, here, first_line=1 + offset)
+        if result.problems:
+            where = _display_path(page, config, self.project)
+            messages = [p.format(where) for p in result.problems]
+            if config.strict:
+                raise PluginError("a2a-kb: " + "\n".join(messages))
+            for message in messages:
+                log.warning("%s", message)
+        return result.markdown + macros.sources_cited(self.data.kb, result.cited)
+
+    # --- on_serve: rebuild when a record changes ---------------------------------------------
+
+    def on_serve(
+        self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Any
+    ) -> LiveReloadServer:
+        if self.project is not None:
+            for folder in (self.project.claims_dir, self.project.sources_dir):
+                if folder.is_dir():
+                    server.watch(str(folder))
+            server.watch(str(Path(__file__).resolve().parent.parent / "templates"))
+        return server
+
+
+def _display_path(page: Page, config: MkDocsConfig, project: Project | None) -> str:
+    path = Path(page.file.abs_src_path or Path(config.docs_dir) / page.file.src_uri)
+    return project.relative(path) if project else str(path)
+
+
+def _expand_nav(nav: list[Any], children: dict[str, list[dict[str, str]]]) -> list[Any]:
+    """Put each version's page under the nav entry of its index (``states/index.md`` …)."""
+    result: list[Any] = []
+    for item in nav:
+        if isinstance(item, dict):
+            expanded = {}
+            for title, value in item.items():
+                if isinstance(value, str) and value in children:
+                    expanded[title] = [value, *children[value]]
+                elif isinstance(value, list):
+                    expanded[title] = _expand_nav(value, children)
+                else:
+                    expanded[title] = value
+            result.append(expanded)
+        else:
+            result.append(item)
+    return result

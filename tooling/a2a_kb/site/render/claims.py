@@ -1,0 +1,102 @@
+"""The claims index: every claim with its verdict, anchor, origin, and the filters' data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...records import Claim
+from .. import paths
+from ..data import SiteData
+from ..links import Linker
+from ..templating import render
+from . import common
+
+
+@dataclass
+class Evidence:
+    label: str
+    href: str
+
+
+@dataclass
+class ClaimView:
+    claim: Claim
+    verdict: str
+    recorded: str
+    message: str
+    authority: str
+    source_title: str
+    source_href: str
+    versions: list[tuple[str, str]]  # (version title, link to its page)
+    conflicts: list[tuple[str, str]]  # (conflict id, link to its anchor)
+    related: list[tuple[str, str]]
+    evidence: list[Evidence]
+
+
+def view(data: SiteData, link: Linker, claim: Claim) -> ClaimView:
+    result = data.results.get(claim.id)
+    source = data.kb.sources.get(claim.source)
+    known_versions = {v.id: v for v in data.versions}
+    evidence = []
+    for fact in result.evidence if result else []:
+        src = data.kb.sources.get(fact.source)
+        href = src.permalink(fact.line_start, fact.line_end) if src and fact.line_start else ""
+        where = f"{fact.source} L{fact.line_start}" if fact.line_start else fact.source
+        evidence.append(Evidence(f"{fact.key} in {where}", href))
+    return ClaimView(
+        claim=claim,
+        verdict=data.verdict(claim.id),
+        recorded=claim.verdict,
+        message=result.message if result else "",
+        authority=data.authority(claim.id),
+        source_title=source.title if source else claim.source,
+        source_href=common.source_href(data, claim.source),
+        versions=[(known_versions[v].title if v in known_versions else v,
+                   link.page(paths.version_page(v)) if v in known_versions else "") for v in claim.versions],
+        conflicts=[(cid, link.page(paths.CONFLICTS, paths.conflict_anchor(cid)))
+                   for cid in claim.conflicts if cid in data.kb.conflicts],
+        related=[(rid, link.page(paths.CLAIMS, paths.claim_anchor(rid)))
+                 for rid in claim.related if rid in data.kb.claims],
+        evidence=evidence,
+    )
+
+
+def filter_index(data: SiteData) -> dict[str, Any]:
+    """What the filters read: per claim its subject, versions, verdict and authority."""
+    return {
+        c.id: {"subject": c.subject, "versions": c.versions, "verdict": data.verdict(c.id),
+               "authority": data.authority(c.id)}
+        for c in data.kb.claims.values()
+    }
+
+
+def _facets(data: SiteData) -> dict[str, list[str]]:
+    index = filter_index(data)
+    known_order = [v.id for v in data.versions]
+    versions = {v for row in index.values() for v in row["versions"]}
+    return {
+        "subject": sorted({row["subject"] for row in index.values() if row["subject"]}),
+        "version": [v for v in known_order if v in versions],
+        "verdict": sorted({row["verdict"] for row in index.values()}),
+        "authority": sorted({row["authority"] for row in index.values()}),
+    }
+
+
+def page(data: SiteData, use_directory_urls: bool = True) -> str:
+    link = Linker(paths.CLAIMS, use_directory_urls)
+    ordered = sorted(data.kb.claims.values(), key=lambda c: (c.file, c.mark.line, c.id))
+    summary: dict[str, int] = {}
+    for c in ordered:
+        v = data.verdict(c.id)
+        summary[v] = summary.get(v, 0) + 1
+    return render(
+        "site/claims.md.j2",
+        claims=[view(data, link, c) for c in ordered],
+        facets=_facets(data),
+        index=filter_index(data),
+        summary=dict(sorted(summary.items())),
+        link=link,
+        paths=paths,
+        versions={v.id: v for v in data.versions},
+    )

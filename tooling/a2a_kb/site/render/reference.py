@@ -1,0 +1,43 @@
+"""The Python API reference: one mkdocstrings block per public module of the pipeline."""
+
+from __future__ import annotations
+
+# The modules a tool would import, in pipeline order (load → validate → check → render).
+PUBLIC_MODULES = (
+    ("a2a_kb.project", "Where a knowledge base lives"),
+    ("a2a_kb.kb", "The knowledge base as typed records"),
+    ("a2a_kb.records", "Record types"),
+    ("a2a_kb.validate", "Load and validate"),
+    ("a2a_kb.facts", "Facts and their vocabulary"),
+    ("a2a_kb.check", "Verdicts"),
+    ("a2a_kb.states", "State tables"),
+    ("a2a_kb.diff", "Differences between versions"),
+    ("a2a_kb.lifecycle", "The lifecycle model"),
+    ("a2a_kb.conflicts", "The conflict register"),
+    ("a2a_kb.query", "Queries over claims"),
+    ("a2a_kb.site.macros", "Citation macros"),
+    ("a2a_kb.site.build", "Building the site"),
+)
+
+
+def page() -> str:
+    out = [
+        "# Python API",
+        "",
+        "The library behind the `a2a-kb` command works without it. A typical session:",
+        "",
+        "```python",
+        "from a2a_kb.project import Project",
+        "from a2a_kb.validate import validate",
+        "from a2a_kb.check import check",
+        "from a2a_kb import states",
+        "",
+        "kb = validate(Project.find())        # every record, with its problems",
+        "result = check(kb)                    # a verdict per claim",
+        "table = states.state_table(kb, \"latest\")",
+        "```",
+        "",
+    ]
+    for module, title in PUBLIC_MODULES:
+        out += [f"## {title} {{#{module.replace('.', '-')}}}", "", f"::: {module}", ""]
+    return "\n".join(out)

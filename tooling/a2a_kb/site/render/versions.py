@@ -1,0 +1,150 @@
+"""Versions: an index with the timeline, a page per version, a page per consecutive diff."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...records import Source, Version
+from .. import paths
+from ..data import SiteData
+from ..links import Linker
+from ..templating import render
+from . import common
+
+SEVERITY_ORDER = ("wire-breaking", "source-breaking", "behavioural", "editorial")
+
+
+@dataclass
+class Event:
+    """One step in the history of a subject: what happened to it in which version."""
+
+    version: Version
+    kind: str
+    old: Any
+    new: Any
+    href: str  # the diff page (or the state table, for the first version)
+    where: str  # the first source line that shows it
+
+
+@dataclass
+class History:
+    subject: str
+    events: list[Event] = field(default_factory=list)
+
+
+def _first_location(change: dict[str, Any], side: str) -> str:
+    for loc in change.get("locations", []):
+        if loc.get("side") == side and loc.get("lines", [0])[0]:
+            return str(loc.get("permalink", ""))
+    for loc in change.get("locations", []):
+        if loc.get("permalink"):
+            return str(loc["permalink"])
+    return ""
+
+
+def timeline(data: SiteData, link: Linker) -> list[History]:
+    """When each state and field appeared, changed or went, from the first version's state
+    table and then each consecutive diff."""
+    by_version = {v.id: v for v in data.versions}
+    histories: dict[str, History] = {}
+    first = data.versions[0] if data.versions else None
+    if first is not None:
+        for row in data.tables[first.id]["states"]:
+            subject = f"TaskState.{row['name']}"
+            spelling = next(iter(row.get("spellings", {}).values()), row["name"])
+            evidence: dict[str, Any] = next(iter(row.get("evidence", {}).values()), {})
+            histories.setdefault(subject, History(subject)).events.append(Event(
+                first, "present", None, spelling,
+                link.page(paths.state_table(first.id), paths.state_anchor(row["name"])),
+                str(evidence.get("permalink", ""))))
+    for d in data.diffs:
+        new = by_version[d["new_version"]]
+        href = link.page(paths.diff_page(d["old_version"], d["new_version"]))
+        for change in d["changes"]:
+            side = "old" if change["kind"].endswith("removed") else "new"
+            event = Event(new, change["kind"], change.get("old"), change.get("new"), href,
+                          _first_location(change, side))
+            histories.setdefault(change["subject"], History(change["subject"])).events.append(event)
+    return sorted(histories.values(), key=lambda h: (not h.subject.startswith("TaskState"), h.subject))
+
+
+@dataclass
+class VersionRow:
+    version: Version
+    href: str
+    states_href: str
+    dated: Any
+    states: int
+    claims: int
+    sources: int
+
+
+def index_page(data: SiteData, use_directory_urls: bool = True) -> str:
+    link = Linker(paths.VERSIONS_INDEX, use_directory_urls)
+    rows = [VersionRow(
+        v, link.page(paths.version_page(v.id)), link.page(paths.state_table(v.id)), data.dates.get(v.id),
+        len(data.tables[v.id]["states"]),
+        sum(1 for c in data.kb.claims.values() if v.id in c.versions),
+        len(data.kb.sources_of(v.id)),
+    ) for v in data.versions]
+    diffs = [(d, link.page(paths.diff_page(d["old_version"], d["new_version"]))) for d in data.diffs]
+    return render("site/versions-index.md.j2", rows=rows, diffs=diffs, history=timeline(data, link),
+                  versions={v.id: v for v in data.versions}, link=link, paths=paths,
+                  severities=SEVERITY_ORDER)
+
+
+@dataclass
+class SourceRow:
+    source: Source
+    href: str
+    anchor_href: str
+
+
+def version_page(data: SiteData, version: Version, use_directory_urls: bool = True) -> str:
+    page = paths.version_page(version.id)
+    link = Linker(page, use_directory_urls)
+    ordered = data.versions
+    i = [v.id for v in ordered].index(version.id)
+    before = ordered[i - 1] if i > 0 else None
+    after = ordered[i + 1] if i + 1 < len(ordered) else None
+    claims = sorted((c for c in data.kb.claims.values() if version.id in c.versions), key=lambda c: c.id)
+    sources = [SourceRow(s, s.permalink(), link.page(paths.SOURCES, paths.source_anchor(s.id)))
+               for s in data.kb.sources.values() if version.id in s.versions]
+    return render(
+        "site/version.md.j2",
+        v=version,
+        dated=data.dates.get(version.id),
+        latest=data.kb.latest,
+        table=data.tables[version.id],
+        before=before,
+        after=after,
+        diff_in=data.diff_between(before.id, version.id) if before else None,
+        diff_out=data.diff_between(version.id, after.id) if after else None,
+        claims=[common.cite(data, link, c) for c in claims],
+        statements={c.id: c.statement for c in claims},
+        sources=sources,
+        link=link,
+        paths=paths,
+    )
+
+
+def diff_page(data: SiteData, d: dict[str, Any], use_directory_urls: bool = True) -> str:
+    page = paths.diff_page(d["old_version"], d["new_version"])
+    link = Linker(page, use_directory_urls)
+    old = data.kb.version(d["old_version"])
+    new = data.kb.version(d["new_version"])
+    changes = sorted(d["changes"], key=lambda c: (SEVERITY_ORDER.index(c["severity"])
+                                                   if c["severity"] in SEVERITY_ORDER else 9))
+    return render("site/diff.md.j2", d=d, old=old, new=new, changes=changes, link=link, paths=paths,
+                  severities=SEVERITY_ORDER)
+
+
+def pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:
+    result = [(paths.VERSIONS_INDEX, index_page(data, use_directory_urls))]
+    for v in data.versions:
+        result.append((paths.version_page(v.id), version_page(data, v, use_directory_urls)))
+    for d in data.diffs:
+        uri = paths.diff_page(d["old_version"], d["new_version"])
+        result.append((uri, diff_page(data, d, use_directory_urls)))
+    return result

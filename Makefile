@@ -61,7 +61,7 @@ capture: setup
 
 test: lint check unit node-test
 
-bench: fetch
+bench: fetch vendor
 	$(BIN)/python bench/run.py
 
 clean:

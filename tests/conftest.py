@@ -140,17 +140,32 @@ RELIABILITY_FIGURES = REPO / "test-artifacts" / "reliability" / "validate.json"
 
 def record_reliability(figures: dict[str, object]) -> None:
     """Merge one test module's figures into test-artifacts/reliability/validate.json, which
-    the site's Reliability page reads. ``failures`` is the sum of every module's failures."""
+    the site's Reliability page reads. ``failures`` is the sum of every module's failures;
+    ``recorded_at`` says when each figure was last recorded (UTC), since a run of part of
+    the suite leaves the other modules' figures from an earlier run."""
+    import datetime as dt
+    import fcntl
     import json
 
-    current: dict[str, object] = {}
-    with contextlib.suppress(OSError, ValueError):
-        current = json.loads(RELIABILITY_FIGURES.read_text("utf-8"))
-    current.update(figures)
-    parts = [v for k, v in current.items() if k.endswith("_failures") and isinstance(v, int)]
-    current["failures"] = sum(parts)
     RELIABILITY_FIGURES.parent.mkdir(parents=True, exist_ok=True)
-    RELIABILITY_FIGURES.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n", "utf-8")
+    # Two test runs may finish modules at once (and a site build may read meanwhile): merge
+    # under a lock, and replace the file whole.
+    with open(RELIABILITY_FIGURES.with_suffix(".lock"), "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        current: dict[str, object] = {}
+        with contextlib.suppress(OSError, ValueError):
+            current = json.loads(RELIABILITY_FIGURES.read_text("utf-8"))
+        current.update(figures)
+        now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        stamps = current.get("recorded_at")
+        recorded = dict(stamps) if isinstance(stamps, dict) else {}
+        recorded.update({name: now for name in figures})
+        current["recorded_at"] = dict(sorted(recorded.items()))
+        parts = [v for k, v in current.items() if k.endswith("_failures") and isinstance(v, int)]
+        current["failures"] = sum(parts)
+        staging = RELIABILITY_FIGURES.with_name(f".{RELIABILITY_FIGURES.name}.{os.getpid()}.tmp")
+        staging.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n", "utf-8")
+        os.replace(staging, RELIABILITY_FIGURES)
 
 
 @pytest.fixture

@@ -9,9 +9,12 @@ all of that as inert text: no dialog, no script run, no navigation.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,7 @@ import yaml
 from a2a_kb.project import Project
 from a2a_kb.site.build import build_into
 from a2a_kb.site.vendor import vendor_dir
-from conftest import REPO, require_browser, serve_directory
+from conftest import REPO, record_reliability, require_browser, serve_directory
 
 pytestmark = pytest.mark.browser
 
@@ -33,7 +36,8 @@ const attach = Element.prototype.attachShadow;
 Element.prototype.attachShadow = function (init) { return attach.call(this, {...init, mode: "open"}); };
 """
 GENERATED_TOP = {"index.md", "transitions.md", "conflicts.md", "claims.md", "others.md", "proposals.md",
-                 "sources.md", "states/index.md", "versions/index.md", "api/index.md", "reference/python.md"}
+                 "sources.md", "states/index.md", "versions/index.md", "api/index.md", "reference/python.md",
+                 "sdk/index.md", "quality/reliability.md", "quality/performance.md"}
 
 
 def _nav_without_prose(config: str) -> str:
@@ -85,13 +89,21 @@ def _hostile_project(dest: Path) -> Path:
          "note": '<a href="javascript:alert(10)">x</a> {: onclick=alert(11) }'},
         {"id": "hostile-second", "statement": "A second side: <b onmouseover=alert(12)>bold</b>",
          "versions": ["1.0.1"], "source": "proto@v1.0.1", "conflicts": ["D99"]},
+        # In the SDK matrix: a statement in a cell's title, a departure, a row and a column
+        # named by the subject.
+        {"id": "hostile-sdk", "statement": HOSTILE, "versions": ["1.0.1"],
+         "subject": "sdk:a2a-python/terminal-set", "source": "capture-04-input-required",
+         "conflicts": ["D99"], "related": ["hostile-second"]},
+        {"id": "hostile-behaviour", "statement": "A behaviour key that is markup.", "versions": ["1.0.1"],
+         "subject": "sdk:<svg/onload=alert(24)>/<img/src=x/onerror=alert(25)>", "source": "proto@v1.0.1",
+         "conflicts": []},
     ]}
     conflicts = {"conflicts": [
         {"id": "D99", "title": "<img src=x onerror=alert(13)> {: onclick=alert(14) }",
          "question": "[x](javascript:alert(15)) <script>alert(16)</script>", "status": "open",
          "advice": '<a href="javascript:alert(17)">click</a>',
          "sides": [{"position": '%%{init: {"securityLevel": "loose"}}%% <style>body{display:none}</style>',
-                    "claims": ["hostile-statement"]},
+                    "claims": ["hostile-statement", "hostile-sdk"]},
                    {"position": "click X call alert(18)", "claims": ["hostile-second"]}]},
     ]}
     (dest / "claims" / "hostile.yaml").write_text(yaml.safe_dump(claims), "utf-8")
@@ -101,6 +113,17 @@ def _hostile_project(dest: Path) -> Path:
     assert "title: v1.0.1\n" in text
     hostile_title = "title: 'v1.0.1 <img src=x onerror=alert(19)>'\n"
     versions.write_text(text.replace("title: v1.0.1\n", hostile_title), "utf-8")
+    # What the Reliability and Performance pages read, with markup in names and values.
+    figures = dest / "test-artifacts" / "reliability"
+    figures.mkdir(parents=True)
+    (figures / "hostile.json").write_text(json.dumps({
+        "negative_inputs": 3, "<script>alert(26)</script>": "<img src=x onerror=alert(27)>",
+        "recorded_at": {"negative_inputs": "<svg onload=alert(28)>"}}), "utf-8")
+    (dest / "bench").mkdir()
+    (dest / "bench" / "results.json").write_text(json.dumps({
+        "machine": {"cpu": "<script>alert(29)</script>", "date": "<img src=x onerror=alert(30)>"},
+        "rows": [{"name": "<img src=x onerror=alert(31)>", "ratio": 1, "target": 2, "met": True,
+                  "detail": "`<script>alert(32)</script>` [x](javascript:alert(33))"}]}), "utf-8")
     return dest
 
 
@@ -173,6 +196,37 @@ def hostile(browser: Any, sites: dict[str, str]) -> Iterator[Watched]:
     watched = Watched(browser, sites["hostile"])
     yield watched
     watched.close()
+
+
+@dataclass
+class Checks:
+    """The hostile-content checks this module ran, by kind, and how many of them failed,
+    for the site's Reliability page."""
+
+    ran: dict[str, int] = field(default_factory=dict)
+    failed: int = 0
+
+
+CHECKS = Checks()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def figures() -> Iterator[None]:
+    yield
+    if CHECKS.ran:
+        record_reliability({"hostile_checks": dict(sorted(CHECKS.ran.items())),
+                            "hostile_check_failures": CHECKS.failed})
+
+
+@contextlib.contextmanager
+def checking(kind: str) -> Iterator[None]:
+    """Count one hostile-content check of ``kind``, and a failure if it does not hold."""
+    CHECKS.ran[kind] = CHECKS.ran.get(kind, 0) + 1
+    try:
+        yield
+    except BaseException:
+        CHECKS.failed += 1
+        raise
 
 
 def _shot(page: Any, name: str) -> None:
@@ -272,11 +326,58 @@ def test_claims_filter_narrows_the_list(real: Watched) -> None:
     assert not real.errors
 
 
+def test_sdk_matrix_has_its_rows_and_columns_and_cells_land_on_claims(real: Watched) -> None:
+    claims = real.json("api/v1/claims.json")["claims"]
+    behaviours = {c["subject"].split("/", 1)[1] for c in claims if c["subject"].startswith("sdk:")}
+    page = real.open("sdk/")
+    rows = page.locator("table.kb-sdk-matrix tbody tr")
+    assert rows.count() == len(behaviours - {"sdk-version"}) >= 20
+    columns = page.locator("table.kb-sdk-matrix thead th[data-column]").evaluate_all(
+        "ths => ths.map(th => th.dataset.column)")
+    assert columns == ["0.3.0", "1.0.0", "1.0.1", "main", "a2a-python", "a2a-java", "a2a-rs"]
+    departing = page.locator("td.kb-sdk-cell--departs")
+    assert departing.count() > 0
+    assert all("≠ spec" in text for text in departing.all_inner_texts())
+    _shot(page, "sdk-matrix")
+    cell = page.locator("tr[data-behaviour='stream-close-interrupted'] td[data-column='a2a-python']")
+    cell.locator("a[data-claim='a2a-sdk-130-stream-closes-at-input-required']").click()
+    page.wait_for_url(re.compile(r"/claims/#a2a-sdk-130-stream-closes-at-input-required$"))
+    article = page.locator("article#a2a-sdk-130-stream-closes-at-input-required")
+    box = article.bounding_box()
+    assert box is not None and 0 <= box["y"] < 400, "the claim is scrolled into view"
+    assert not real.errors, real.errors
+    assert not real.outside()
+
+
+def test_capture_page_shows_where_the_stream_closed(real: Watched) -> None:
+    page = real.open("sdk/")
+    cell = page.locator("tr[data-behaviour='stream-close-interrupted'] td[data-column='a2a-python']")
+    cell.locator("a.kb-capture-link", has_text="04").first.click()
+    page.wait_for_url(re.compile(r"/sdk/captures/04-input-required/#L\d+$"))
+    target = page.url.rsplit("#", 1)[1]
+    assert page.locator(f"[id='{target}']").is_visible()
+    closes = page.locator("li.kb-stream-close")
+    assert closes.count() == 2
+    first = closes.first.inner_text()
+    assert "stream 1 closed by server after event 3 (statusUpdate TASK_STATE_INPUT_REQUIRED)" in first
+    line = first.split()[0]  # "L102": the line of the file, which the transcript block carries too
+    label = page.locator(f"p.kb-entry-label#{line}").inner_text()
+    assert "closed by server after event 3" in label and "stream closed" in label.lower()
+    page.goto(real.base + "sdk/captures/04-input-required/#stream-close")
+    _shot(page, "capture-04-input-required")
+    page.locator("#facts").scroll_into_view_if_needed()
+    _shot(page, "capture-04-facts")
+    assert page.locator("table.kb-capture-facts tbody tr").count() >= 5
+    assert not real.errors, real.errors
+    assert not real.outside()
+
+
 def test_main_pages_load_without_errors_or_network(real: Watched) -> None:
     for path, name in [("", "home"), ("states/", "states-latest"), ("transitions/", "transitions"),
                        ("versions/", "versions"), ("versions/1.0.0/", "version-1.0.0"),
                        ("sources/", "sources"), ("others/", "others"), ("proposals/", "proposals"),
-                       ("api/", "json-api"), ("reference/python/", "python-api")]:
+                       ("api/", "json-api"), ("reference/python/", "python-api"),
+                       ("quality/reliability/", "reliability"), ("quality/performance/", "performance")]:
         page = real.open(path)
         assert page.locator("h1").first.is_visible(), path
         _shot(page, name)
@@ -287,57 +388,84 @@ def test_main_pages_load_without_errors_or_network(real: Watched) -> None:
 # --- hostile records -------------------------------------------------------------------------
 
 HOSTILE_PAGES = ["", "claims/", "conflicts/", "others/", "sources/", "states/", "states/1.0.1/",
-                 "versions/", "versions/1.0.1/", "transitions/"]
+                 "versions/", "versions/1.0.1/", "transitions/", "sdk/", "sdk/captures/04-input-required/",
+                 "quality/reliability/", "quality/performance/"]
 
 
 def test_hostile_text_renders_inert(hostile: Watched) -> None:
     for path in HOSTILE_PAGES:
         page = hostile.open(path)
         page.wait_for_timeout(300)
-        handlers = page.evaluate("""() => [...document.querySelectorAll('*')].flatMap(el =>
-            [...el.attributes].filter(a => /^on/i.test(a.name)).map(a => el.tagName + ' ' + a.name))""")
-        assert not handlers, (path, handlers)
-        bad_links = page.evaluate("""() => [...document.querySelectorAll('[href],[src]')]
-            .map(el => el.getAttribute('href') || el.getAttribute('src'))
-            .filter(u => /^\\s*(javascript|data):/i.test(u))""")
-        assert not bad_links, (path, bad_links)
-        scripts = page.evaluate("""() => [...document.querySelectorAll('script')]
-            .filter(s => !s.src && s.type !== 'application/json').map(s => s.textContent)""")
-        assert not [s for s in scripts if "alert" in s], (path, scripts)
-        assert page.locator("img[src='x'], iframe").count() == 0, path
-    page = hostile.open("claims/")
-    article = page.locator("article#hostile-statement")
-    assert "<script>alert(1)</script>" in article.inner_text()
-    assert "%%{init" in article.inner_text()
-    article.scroll_into_view_if_needed()
-    _shot(page, "hostile-claims")
-    page = hostile.open("conflicts/#d99")
-    assert "<img src=x onerror=alert(13)>" in page.locator("h2#d99").inner_text()
-    assert page.locator("body").is_visible()
-    _shot(page, "hostile-conflicts")
-    page = hostile.open("")
-    assert "{{claim <script>alert(20)</script>}}" in page.locator("article").inner_text()
-    assert not hostile.dialogs, hostile.dialogs
-    assert all(u.startswith(hostile.base) for u in hostile.navigations), hostile.navigations
-    assert not hostile.outside(), hostile.outside()
+        with checking("no event-handler attribute"):
+            handlers = page.evaluate("""() => [...document.querySelectorAll('*')].flatMap(el =>
+                [...el.attributes].filter(a => /^on/i.test(a.name)).map(a => el.tagName + ' ' + a.name))""")
+            assert not handlers, (path, handlers)
+        with checking("no javascript: or data: link"):
+            bad_links = page.evaluate("""() => [...document.querySelectorAll('[href],[src]')]
+                .map(el => el.getAttribute('href') || el.getAttribute('src'))
+                .filter(u => /^\\s*(javascript|data):/i.test(u))""")
+            assert not bad_links, (path, bad_links)
+        with checking("no injected inline script"):
+            scripts = page.evaluate("""() => [...document.querySelectorAll('script')]
+                .filter(s => !s.src && s.type !== 'application/json').map(s => s.textContent)""")
+            assert not [s for s in scripts if "alert" in s], (path, scripts)
+        with checking("no injected image or frame"):
+            assert page.locator("img[src='x'], iframe").count() == 0, path
+    with checking("markup shown as text"):
+        page = hostile.open("claims/")
+        article = page.locator("article#hostile-statement")
+        assert "<script>alert(1)</script>" in article.inner_text()
+        assert "%%{init" in article.inner_text()
+        article.scroll_into_view_if_needed()
+        _shot(page, "hostile-claims")
+    with checking("markup shown as text"):
+        page = hostile.open("conflicts/#d99")
+        assert "<img src=x onerror=alert(13)>" in page.locator("h2#d99").inner_text()
+        assert page.locator("body").is_visible()
+        _shot(page, "hostile-conflicts")
+    with checking("markup shown as text"):
+        page = hostile.open("")
+        assert "{{claim <script>alert(20)</script>}}" in page.locator("article").inner_text()
+    with checking("markup shown as text"):
+        page = hostile.open("sdk/")
+        row = page.locator("tr[data-behaviour='onload=alert(24)>/<img/src=x/onerror=alert(25)>']")
+        assert "<img/src=x/onerror=alert(25)>" in row.inner_text()
+        assert page.locator("th[data-column='<svg']").count() == 1
+        cell = page.locator("tr[data-behaviour='terminal-set'] td[data-column='a2a-python']")
+        assert cell.locator("a[data-claim='hostile-sdk']").get_attribute("title") == HOSTILE
+        assert "≠ spec" in cell.inner_text() and "D99" in cell.inner_text()
+        _shot(page, "hostile-sdk-matrix")
+    with checking("markup shown as text"):
+        page = hostile.open("quality/reliability/")
+        text = page.locator("article").inner_text()
+        assert "<script>alert(26)</script>: <img src=x onerror=alert(27)>" in text
+        page = hostile.open("quality/performance/")
+        assert "<img src=x onerror=alert(31)>" in page.locator("table.kb-bench").inner_text()
+        assert "<script>alert(32)</script>" in page.locator("table.kb-bench code").inner_text()
+    with checking("no dialog, navigation or outside request"):
+        assert not hostile.dialogs, hostile.dialogs
+        assert all(u.startswith(hostile.base) for u in hostile.navigations), hostile.navigations
+        assert not hostile.outside(), hostile.outside()
 
 
 def test_json_api_keeps_hostile_text_verbatim(hostile: Watched) -> None:
     """JSON is data: the statement comes back exactly as recorded, not HTML-escaped."""
-    claims = {c["id"]: c for c in hostile.json("api/v1/claims.json")["claims"]}
-    assert claims["hostile-statement"]["statement"] == HOSTILE
-    assert claims["hostile-statement"]["note"].startswith('<a href="javascript:alert(10)">')
-    conflicts = {c["id"]: c for c in hostile.json("api/v1/conflicts.json")["conflicts"]}
-    assert conflicts["D99"]["title"] == "<img src=x onerror=alert(13)> {: onclick=alert(14) }"
-    assert not hostile.dialogs
+    with checking("JSON API keeps text verbatim"):
+        claims = {c["id"]: c for c in hostile.json("api/v1/claims.json")["claims"]}
+        assert claims["hostile-statement"]["statement"] == HOSTILE
+        assert claims["hostile-statement"]["note"].startswith('<a href="javascript:alert(10)">')
+        conflicts = {c["id"]: c for c in hostile.json("api/v1/conflicts.json")["conflicts"]}
+        assert conflicts["D99"]["title"] == "<img src=x onerror=alert(13)> {: onclick=alert(14) }"
+        assert not hostile.dialogs
 
 
 def test_hostile_links_do_not_navigate(hostile: Watched) -> None:
-    page = hostile.open("claims/")
-    for link in page.locator("article#hostile-statement a").all():
-        href = link.get_attribute("href") or ""
-        assert href.startswith(("#", "../", "https://")), href
-    page.locator("article#hostile-statement .kb-statement").click()
-    page.wait_for_timeout(200)
-    assert page.url.startswith(hostile.base + "claims/")
-    assert not hostile.dialogs
+    with checking("no dialog, navigation or outside request"):
+        page = hostile.open("claims/")
+        for link in page.locator("article#hostile-statement a").all():
+            href = link.get_attribute("href") or ""
+            assert href.startswith(("#", "../", "https://")), href
+        page.locator("article#hostile-statement .kb-statement").click()
+        page.wait_for_timeout(200)
+        assert page.url.startswith(hostile.base + "claims/")
+        assert not hostile.dialogs

@@ -7,6 +7,7 @@ verifies, the last good copy is still served, and no temporary file is left behi
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -18,8 +19,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -40,7 +42,7 @@ from a2a_kb.fetch import (
 )
 from a2a_kb.http import HttpPolicy
 from a2a_kb.records import Source
-from conftest import MIRROR, REPO, ScriptedServer, answer
+from conftest import MIRROR, REPO, ScriptedServer, answer, record_reliability
 
 FAST = HttpPolicy(connect_timeout=1, read_timeout=0.3, deadline=0.5, attempts=2, backoff=0.01,
                   max_wait=1, max_bytes=4096)
@@ -68,6 +70,41 @@ def assert_cache_sound(cache: Cache, keeps: dict[str, bytes]) -> None:
         assert relative in ("index.json", "lock") or (
             relative.startswith("blobs/") and BLOB_NAME.fullmatch(path.name)
         ), f"unexpected file in the cache: {relative}"
+
+
+@dataclass
+class Tally:
+    """The faults this module injected and the fetches it killed, and how many of them the
+    fetch stage did not survive, for the site's Reliability page."""
+
+    faults: dict[str, int] = field(default_factory=dict)  # fault → times injected
+    fault_failures: int = 0
+    kills: int = 0
+    kill_failures: int = 0
+
+
+TALLY = Tally()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def figures() -> Iterator[None]:
+    yield
+    if TALLY.faults:
+        record_reliability({"fetch_faults": dict(sorted(TALLY.faults.items())),
+                            "fetch_fault_failures": TALLY.fault_failures})
+    if TALLY.kills:
+        record_reliability({"fetch_kills": TALLY.kills, "fetch_kill_failures": TALLY.kill_failures})
+
+
+@contextlib.contextmanager
+def injecting(fault: str) -> Iterator[None]:
+    """Count one injection of ``fault``, and a failure if what follows does not hold."""
+    TALLY.faults[fault] = TALLY.faults.get(fault, 0) + 1
+    try:
+        yield
+    except BaseException:
+        TALLY.fault_failures += 1
+        raise
 
 
 def only(report: FetchReport) -> SourceResult:
@@ -286,18 +323,19 @@ def test_a_fault_is_reported_and_the_last_good_copy_survives(
     seeded = fetch([page, neighbour], cache, policy=FAST)
     assert seeded.ok, seeded.format_text()
 
-    scripted_server.script = script
-    report = fetch([page, neighbour], cache, refresh=True, policy=FAST)
+    with injecting(fault):
+        scripted_server.script = script
+        report = fetch([page, neighbour], cache, refresh=True, policy=FAST)
 
-    result = report.results[0]
-    assert not report.ok and report.problems == [result]
-    assert result.outcome in (Outcome.ERROR, Outcome.DRIFTED)
-    assert result.message.startswith(expected), result.message
-    assert result.sha256 == page.sha256  # the copy the cache still holds
-    assert report.results[1].outcome is Outcome.CACHED
-    line = report.format_text().splitlines()[0]
-    assert line.startswith(f"sources/test.yaml:7:5: error[{result.rule}]: page: {expected}")
-    assert_cache_sound(cache, {"page": GOOD, "neighbour": OTHER})
+        result = report.results[0]
+        assert not report.ok and report.problems == [result]
+        assert result.outcome in (Outcome.ERROR, Outcome.DRIFTED)
+        assert result.message.startswith(expected), result.message
+        assert result.sha256 == page.sha256  # the copy the cache still holds
+        assert report.results[1].outcome is Outcome.CACHED
+        line = report.format_text().splitlines()[0]
+        assert line.startswith(f"sources/test.yaml:7:5: error[{result.rule}]: page: {expected}")
+        assert_cache_sound(cache, {"page": GOOD, "neighbour": OTHER})
 
 
 def test_a_pinned_commit_file_with_the_wrong_hash_is_refused(
@@ -311,13 +349,14 @@ def test_a_pinned_commit_file_with_the_wrong_hash_is_refused(
     cache = Cache(tmp_path / "cache")
     fetch([good], cache, policy=FAST)
 
-    report = fetch([good, tampered], cache, policy=FAST)
-    result = report.results[1]
-    assert result.outcome is Outcome.ERROR and result.rule == "sha256-mismatch"
-    assert result.message == (f"sha256 mismatch: expected {sha256_of(b'original')[:12]}…, "
-                              f"got {sha256_of(OTHER)[:12]}…")
-    assert cache.entry("tampered") is None and not cache.has_blob(sha256_of(OTHER))
-    assert_cache_sound(cache, {"good": GOOD})
+    with injecting("wrong hash of a pinned file"):
+        report = fetch([good, tampered], cache, policy=FAST)
+        result = report.results[1]
+        assert result.outcome is Outcome.ERROR and result.rule == "sha256-mismatch"
+        assert result.message == (f"sha256 mismatch: expected {sha256_of(b'original')[:12]}…, "
+                                  f"got {sha256_of(OTHER)[:12]}…")
+        assert cache.entry("tampered") is None and not cache.has_blob(sha256_of(OTHER))
+        assert_cache_sound(cache, {"good": GOOD})
 
 
 def test_offline_with_an_empty_cache_reports_every_source(tmp_path: Path) -> None:
@@ -512,20 +551,27 @@ def test_kill_9_at_random_moments_never_corrupts_the_cache(
     with ThreadPoolExecutor(max_workers=4) as lanes:
         list(lanes.map(kill_at, moments))
 
-    for moment in moments:
-        cache = Cache(tmp_path / f"kill-{moment}")
-        assert cache.verify() == [], f"seed {seed}, moment {moment}"
-        if cache.index_path.exists():
-            json.loads(cache.index_path.read_text())  # whole, never half-written
-        visible = [p for p in cache.root.rglob("*") if p.is_file() and not p.name.startswith(".")]
-        for path in visible:  # a temporary file may survive a kill, but only hidden
-            assert path.name in ("index.json", "lock") or BLOB_NAME.fullmatch(path.name), path
-            if BLOB_NAME.fullmatch(path.name):
-                assert sha256_of(path.read_bytes()) == path.name
-        # The next run finishes the job from whatever the kill left.
-        report = fetch(sources, cache, policy=HttpPolicy(attempts=1), concurrency=8)
-        assert report.ok, f"seed {seed}, moment {moment}: {report.format_text()}"
-        assert_cache_sound(cache, {s.id: body_of(f"/crash/{s.id[1:]}") for s in sources})
+    survived = 0
+    try:
+        for moment in moments:
+            cache = Cache(tmp_path / f"kill-{moment}")
+            assert cache.verify() == [], f"seed {seed}, moment {moment}"
+            if cache.index_path.exists():
+                json.loads(cache.index_path.read_text())  # whole, never half-written
+            visible = [p for p in cache.root.rglob("*") if p.is_file() and not p.name.startswith(".")]
+            for path in visible:  # a temporary file may survive a kill, but only hidden
+                assert path.name in ("index.json", "lock") or BLOB_NAME.fullmatch(path.name), path
+                if BLOB_NAME.fullmatch(path.name):
+                    assert sha256_of(path.read_bytes()) == path.name
+            # The next run finishes the job from whatever the kill left.
+            report = fetch(sources, cache, policy=HttpPolicy(attempts=1), concurrency=8)
+            assert report.ok, f"seed {seed}, moment {moment}: {report.format_text()}"
+            assert_cache_sound(cache, {s.id: body_of(f"/crash/{s.id[1:]}") for s in sources})
+            survived += 1
+    finally:
+        # Only kills that landed while the fetch ran count; the others hit a finished process.
+        TALLY.kills += len(killed_mid_run)
+        TALLY.kill_failures += sum(1 for m in killed_mid_run if moments.index(m) >= survived)
     assert len(killed_mid_run) >= 15, f"seed {seed}: most kills should land mid-run"
 
 

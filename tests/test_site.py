@@ -208,6 +208,10 @@ def test_every_page_family_is_generated(real_data: SiteData, real_pages: dict[st
     ordered = real_data.versions
     expected |= {paths.diff_page(a.id, b.id) for a, b in itertools.pairwise(ordered)}
     expected |= {paths.api_file(n) for n in api.DOCUMENTS} | {paths.api_schema(n) for n in api.DOCUMENTS}
+    expected |= {paths.SDK_MATRIX, paths.RELIABILITY, paths.PERFORMANCE}
+    captures = [s for s in real_data.kb.sources.values() if s.kind == "capture"]
+    assert len(captures) >= 16
+    expected |= {paths.capture_page(Path(s.path).stem) for s in captures}
     assert expected <= set(real_pages)
     assert {"draft", "0.1.0", "0.2.0", "0.2.6", "0.3.0", "1.0.0", "1.0.1", "main"} <= {v.id for v in ordered}
 
@@ -313,6 +317,173 @@ def test_changing_a_claim_or_a_source_changes_the_pages(tmp_path: Path, site_env
     assert marker not in before[paths.CLAIMS] and marker in after[paths.CLAIMS]
     assert marker in after[paths.api_file("claims")]
     assert "2026-10-01" not in before[paths.SOURCES] and "2026-10-01" in after[paths.SOURCES]
+
+
+# --- the SDK behaviour matrix and the capture pages ---------------------------------------
+
+
+def _matrix_row(page: str, behaviour: str) -> str:
+    return page.split(f'data-behaviour="{behaviour}"', 1)[1].split("</tr>", 1)[0]
+
+
+def _matrix_cell(page: str, behaviour: str, column: str) -> str:
+    row = _matrix_row(page, behaviour)
+    return row.split(f'data-column="{column}">', 1)[1].split("</td>", 1)[0]
+
+
+def test_matrix_has_a_row_per_behaviour_and_a_cell_per_claim(
+    real_data: SiteData, real_pages: dict[str, str]
+) -> None:
+    page = real_pages[paths.SDK_MATRIX]
+    sdk_claims = {c.id: c.subject[4:].split("/", 1) for c in real_data.kb.claims.values()
+                  if c.subject.startswith("sdk:")}
+    behaviours = {b for _, b in sdk_claims.values()} - {"sdk-version"}
+    rows = re.findall(r'<tr id="behaviour-[a-z0-9-]+" data-behaviour="([a-z0-9-]+)"', page)
+    assert sorted(rows) == sorted(behaviours) and len(rows) >= 20
+    head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    columns = re.findall(r'<th scope="col" class="kb-col--(spec|sdk)" data-column="([^"]+)"', head)
+    assert [c for k, c in columns if k == "spec"] == ["0.3.0", "1.0.0", "1.0.1", "main"]
+    assert [c for k, c in columns if k == "sdk"] == ["a2a-python", "a2a-java", "a2a-rs"]
+    assert "observed: a2a-sdk 1.3.0" in head
+    for cid, (sdk, behaviour) in sdk_claims.items():
+        if behaviour != "sdk-version":
+            assert f'data-claim="{cid}"' in _matrix_cell(page, behaviour, sdk), cid
+    # A cell no claim speaks to says so; one that departs from the specification says so in words.
+    assert "no evidence" in _matrix_cell(page, "terminal-overwrite", "0.3.0")
+    overwrite = _matrix_cell(page, "terminal-overwrite", "a2a-python")
+    assert "≠ spec" in overwrite and "#d20" in overwrite
+    cell_tag = _matrix_row(page, "terminal-overwrite").split('data-column="a2a-python"')[0]
+    assert "kb-sdk-cell--departs" in cell_tag
+    assert "≠ spec" not in _matrix_cell(page, "message-to-terminal", "a2a-java")
+    # Spec cells hold the related claims about that version, captures link to their lines.
+    assert 'data-claim="v1-message-to-terminal-unsupported-operation"' in _matrix_cell(
+        page, "message-to-terminal", "1.0.1")
+    closes = _matrix_cell(page, "stream-close-interrupted", "a2a-python")
+    assert re.search(r'href="captures/04-input-required/#L\d+"', closes), closes
+
+
+def test_capture_pages_show_the_exchange_and_its_facts(
+    real_data: SiteData, real_pages: dict[str, str]
+) -> None:
+    page = real_pages[paths.capture_page("04-input-required")]
+    text = (REPO / "captures" / "04-input-required.http").read_text("utf-8")
+    close_line = text.splitlines().index(
+        "-- stream 1 closed by server after event 3 (statusUpdate TASK_STATE_INPUT_REQUIRED)") + 1
+    closes = rf'<li class="kb-stream-close"><a class="kb-line-no" href="#L{close_line}">L{close_line}</a>'
+    assert re.search(closes, page)
+    anchors = [int(n) for n in re.findall(r'id="L(\d+)"', page)]
+    assert len(anchors) == len(set(anchors)) and max(anchors) == len(text.splitlines())
+    unanchored = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() and n not in anchors]
+    assert not unanchored, "every line of the file with text on it has its anchor"
+    source = real_data.kb.sources["capture-04-input-required"]
+    for key in real_data.facts(source):
+        assert f"<code>{key}</code>" in page, key
+    assert 'href="../../#behaviour-stream-close-interrupted"' in page
+    assert "a2a-sdk 1.3.0" in page
+    assert 'href="../../../claims/#a2a-sdk-130-stream-closes-at-input-required"' in page
+
+
+def test_capture_sources_link_to_their_pages(real_pages: dict[str, str]) -> None:
+    sources = real_pages[paths.SOURCES]
+    row = sources.split('<tr id="source-capture-04-input-required">', 1)[1].split("</tr>", 1)[0]
+    assert 'href="../sdk/captures/04-input-required/"' in row
+    claims = real_pages[paths.CLAIMS]
+    article = claims.split('id="a2a-sdk-130-stream-closes-at-input-required"', 1)[1].split("</article>", 1)[0]
+    assert re.search(r'href="../sdk/captures/04-input-required/#L\d+"', article)
+
+
+def test_a_changed_capture_changes_its_claims_cell_and_page(tmp_path: Path, site_env: None) -> None:
+    root = copy_project(tmp_path / "kb", prose=False)
+    project = Project.at(root)
+    before = generate(collect(project))
+    transcript = root / "captures" / "04-input-required.http"
+    text = transcript.read_text("utf-8")
+    closing = "-- stream 1 closed by server after event 3 (statusUpdate TASK_STATE_INPUT_REQUIRED)"
+    assert closing in text
+    transcript.write_text(text.replace(closing, closing.replace("event 3", "event 2")), "utf-8")
+    after = generate(collect(project))
+
+    claim = 'data-claim="a2a-sdk-130-stream-closes-at-input-required"'
+    was = _matrix_cell(before[paths.SDK_MATRIX], "stream-close-interrupted", "a2a-python")
+    now = _matrix_cell(after[paths.SDK_MATRIX], "stream-close-interrupted", "a2a-python")
+    assert 'kb-sdk-claim--verified" href="../claims/#a2a-sdk-130-stream-closes-at-input-required"' in was
+    assert 'kb-sdk-claim--contradicted" href="../claims/#a2a-sdk-130-stream-closes-at-input-required"' in now
+    assert claim in now
+    page = after[paths.capture_page("04-input-required")]
+    assert "stream 1 closed by server after event 2" in page
+    assert "stream 1 closed by server after event 3" not in page
+    assert '{&#34;after_event&#34;: 2, &#34;after_state&#34;: &#34;input-required&#34;' in page
+
+
+# --- the Reliability and Performance pages --------------------------------------------------
+
+
+def _figures_table(page: str) -> str:
+    if "kb-figures" not in page:
+        return ""
+    return page.split('<table class="kb-figures">', 1)[1].split("</table>", 1)[0]
+
+
+def test_reliability_page_shows_only_recorded_figures(tmp_path: Path, site_env: None) -> None:
+    root = copy_project(tmp_path / "kb", prose=False)
+    project = Project.at(root)
+    empty = generate(collect(project))[paths.RELIABILITY]
+    assert "No figures" in empty and not _figures_table(empty)
+    assert not re.search(r"\d", empty.split("# Reliability", 1)[1].replace("test-artifacts", "")), \
+        "no number without a test run"
+
+    folder = root / "test-artifacts" / "reliability"
+    folder.mkdir(parents=True)
+    figures = {"negative_inputs": 71, "negative_failures": 0,
+               "fuzz_examples": {"claim": 2001, "source": 2002}, "fuzz_failures": 0,
+               "fetch_kills": 19, "fetch_kill_failures": 1, "mystery_figure": 5,
+               "recorded_at": {"negative_inputs": "2026-11-30T10:11:12Z",
+                               "fetch_kills": "2026-11-30T10:20:00Z"}}
+    (folder / "validate.json").write_text(json.dumps(figures), "utf-8")
+    page = generate(collect(project))[paths.RELIABILITY]
+    table = _figures_table(page)
+    row = table.split('data-figure="negative_inputs"', 1)[1].split("</tr>", 1)[0]
+    assert "<strong>71</strong>" in row and "2026-11-30T10:11:12Z" in row
+    fuzz = table.split('data-figure="fuzz_examples"', 1)[1].split("</tr>", 1)[0]
+    assert "<strong>4,003</strong>" in fuzz and "claim: 2,001" in fuzz and "source: 2,002" in fuzz
+    assert 'data-figure="failures">1<' in page, "failures are summed from the figures, not assumed"
+    hostile = table.split('data-figure="hostile_checks"', 1)[1].split("</tr>", 1)[0]
+    assert "not recorded" in hostile and not re.search(r"\d", hostile.split("</th>", 1)[1])
+    assert "between <time" in page and "<code>mystery_figure</code>: 5" in page
+
+    figures["negative_inputs"] = 72
+    (folder / "validate.json").write_text(json.dumps(figures), "utf-8")
+    (folder / "broken.json").write_text("[1, 2", "utf-8")
+    page = generate(collect(project))[paths.RELIABILITY]
+    assert "<strong>72</strong>" in _figures_table(page)
+    assert "test-artifacts/reliability/broken.json: not JSON" in page
+
+
+def test_performance_page_renders_the_benchmark_or_says_there_is_none(tmp_path: Path, site_env: None) -> None:
+    root = copy_project(tmp_path / "kb", prose=False)
+    project = Project.at(root)
+    page = generate(collect(project))[paths.PERFORMANCE]
+    assert "No results" in page and "kb-bench" not in page
+
+    (root / "bench").mkdir()
+    results = {"machine": {"cpu": "Test CPU <b>", "cpus": 4, "date": "2026-11-30T09:00:00Z"}, "seconds": 12.5,
+               "rows": [{"name": "validate vs <i>check-jsonschema</i>", "ratio": 0.31, "target": 0.5,
+                         "unit": "×", "met": True, "detail": "0.9 s vs 2.9 s"},
+                        {"name": "peak memory", "ratio": 320.4, "target": 300, "unit": "MB", "met": False,
+                         "detail": "rss"},
+                        {"name": "not measured here", "ratio": None, "target": 1.5, "met": False,
+                         "detail": "the site does not build"},
+                        {"ratio": 1}]}
+    (root / "bench" / "results.json").write_text(json.dumps(results), "utf-8")
+    page = generate(collect(project))[paths.PERFORMANCE]
+    rows = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0].split("</tr>")[:-1]
+    assert len(rows) == 3
+    assert "validate vs &lt;i&gt;check-jsonschema&lt;/i&gt;" in rows[0]
+    assert "0.31×" in rows[0] and "≤ 0.5×" in rows[0]
+    assert "✓ met" in rows[0] and "✗ not met" in rows[1] and "320 MB" in rows[1] and "≤ 300 MB" in rows[1]
+    assert "not measured" in rows[2]
+    assert "1 of 3 targets met" in page and "Test CPU &lt;b&gt;" in page
+    assert "bench/results.json: row 4 has no name" in page
 
 
 # --- the built site ------------------------------------------------------------------------

@@ -26,6 +26,14 @@ from .records import Source
 
 STORE_FORMAT = 1
 
+# Facts already read in this process, by (facts directory, sha256, kind, extractor
+# version). What such a key names never changes (the bytes are content-addressed and the
+# extractor is versioned), so a process reads each facts file once, however many readers
+# ask: check, states, diff and the site each keep their own FactBook. Bounded, so that a
+# long `mkdocs serve` does not grow without end.
+_READ: dict[tuple[str, str, str, str], list[Fact]] = {}
+_READ_LIMIT = 1024
+
 
 class FactStore:
     """The facts directory: ``<sha256>.json`` → {kind → (extractor version, facts)}."""
@@ -53,13 +61,20 @@ class FactStore:
     def load(self, sha256: str, kind: str) -> list[Fact] | None:
         """The cached facts of these bytes read as ``kind``, or None if there are none
         from the current extractor."""
+        key = (str(self.directory), sha256, kind, EXTRACTOR_VERSIONS.get(kind, ""))
+        known = _READ.get(key)
+        if known is not None:
+            return list(known)
         entry = self._entries(sha256).get(kind)
         if not isinstance(entry, dict) or entry.get("extractor") != EXTRACTOR_VERSIONS.get(kind):
             return None
         try:
-            return [Fact.from_json(item) for item in entry["facts"]]
+            facts = [Fact.from_json(item) for item in entry["facts"]]
         except (KeyError, TypeError, ValueError):
             return None  # a damaged entry is read again, never trusted
+        if len(_READ) < _READ_LIMIT:
+            _READ[key] = facts
+        return list(facts)
 
     def save(self, sha256: str, kind: str, facts: list[Fact]) -> None:
         entries = self._entries(sha256)

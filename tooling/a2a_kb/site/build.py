@@ -119,9 +119,13 @@ def _sweep(project: Project) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-def build_into(project: Project, target: Path, strict: bool = True, quiet: bool = True) -> None:
+def build_into(project: Project, target: Path, strict: bool = True, quiet: bool = True,
+               previous: Path | None = None) -> None:
     """Run the MkDocs build of ``project`` into ``target`` (emptied first); no publishing.
 
+    ``previous`` is the last published build: in strict mode, pages whose inputs hash the
+    same as then are taken from it instead of being rendered again (see ``reuse``); a
+    non-strict build renders everything, since a replayed page would not repeat its warnings.
     Raises BuildError when MkDocs aborts (in strict mode, on any warning).
     """
     from mkdocs.commands.build import build as mkdocs_build
@@ -136,11 +140,19 @@ def build_into(project: Project, target: Path, strict: bool = True, quiet: bool 
         logger.addHandler(problems)
         try:
             config = load_config(str(config_file), site_dir=str(target), strict=strict)
+            reuse = None
+            if strict:
+                from .reuse import PageReuse
+
+                reuse = PageReuse(project.root / ".cache" / "site-pages", previous)
+                config.plugins["a2a-kb-reuse"] = reuse
             config.plugins.on_startup(command="build", dirty=False)
             try:
                 mkdocs_build(config)
             finally:
                 config.plugins.on_shutdown()
+            if reuse is not None:
+                reuse.commit()
         except (Abort, MkDocsConfigurationError, MkDocsException) as e:
             shown = [m for m in problems.messages if m.strip()][:20]
             detail = "".join(f"\n  {m}" for m in shown)
@@ -161,7 +173,8 @@ def build(project: Project, strict: bool = True, quiet: bool = False) -> Path:
             umask = os.umask(0)
             os.umask(umask)
             staging.chmod(0o777 & ~umask)
-            build_into(project, staging, strict=strict, quiet=quiet)
+            build_into(project, staging, strict=strict, quiet=quiet,
+                       previous=site if site.is_dir() else None)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise

@@ -14,12 +14,14 @@ from .. import conflicts, diff, lifecycle, states
 from ..cache import Cache
 from ..check import ClaimResult, FactBook, check
 from ..diagnostics import Diagnostic
+from ..errors import SourceUnavailable
 from ..facts import Fact
 from ..kb import KnowledgeBase
 from ..output import generated_at
 from ..project import Project
 from ..records import Source, Version
 from ..validate import validate
+from .measurements import Benchmark, Reliability, read_benchmark, read_reliability
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,9 @@ class SiteData:
     dates: dict[str, Dated]
     generated_at: str
     problems: list[Diagnostic] = field(default_factory=list)
+    transcripts: dict[str, str] = field(default_factory=dict)  # capture source id → its text
+    reliability: Reliability = field(default_factory=Reliability)
+    benchmark: Benchmark | None = None
 
     @property
     def versions(self) -> list[Version]:
@@ -111,8 +116,25 @@ def _diffs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     return result
 
 
+def _transcripts(kb: KnowledgeBase, book: FactBook) -> tuple[dict[str, str], list[Diagnostic]]:
+    """The text of every capture transcript; one that cannot be read gets no page."""
+    texts: dict[str, str] = {}
+    problems = []
+    for source in kb.sources.values():
+        if source.kind != "capture":
+            continue
+        try:
+            texts[source.id] = book.text(source)
+        except SourceUnavailable as e:
+            problems.append(Diagnostic(source.mark, "capture-unreadable", str(e),
+                                       tip="run `a2a-kb capture` to write the transcript again"))
+    return texts, problems
+
+
 def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
-    """Validate, check and compute every table, diff and model the site renders.
+    """Validate, check and compute every table, diff and model the site renders, and read
+    what the site reports about the project itself (capture transcripts, the figures of the
+    last test run, the benchmark's results).
 
     Errors in the records do not stop the collection (pages show what is valid); they are
     returned as ``problems`` for the plugin to report. Broken set-up (a source missing from
@@ -122,6 +144,7 @@ def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
     book = FactBook(kb, Cache(project.cache_dir))
     checked = check(kb)
     tables = {v.id: states.state_table(kb, v.id, book) for v in kb.ordered_versions}
+    transcripts, unreadable = _transcripts(kb, book)
     return SiteData(
         kb=kb,
         book=book,
@@ -132,6 +155,9 @@ def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
         lifecycle=lifecycle.model(kb),
         dates=_version_dates(kb, book),
         generated_at=generated_at(),
-        problems=[*kb.problems, *checked.problems],
+        problems=[*kb.problems, *checked.problems, *unreadable],
+        transcripts=transcripts,
+        reliability=read_reliability(project.root),
+        benchmark=read_benchmark(project.root),
     )
 

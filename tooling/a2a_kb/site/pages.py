@@ -10,7 +10,21 @@ from collections.abc import Callable
 
 from . import escape, paths
 from .data import SiteData
-from .render import api, claims, conflicts, reference, sources, states, transitions, versions
+from .render import (
+    api,
+    captures,
+    claims,
+    common,
+    conflicts,
+    performance,
+    reference,
+    reliability,
+    sdk_matrix,
+    sources,
+    states,
+    transitions,
+    versions,
+)
 
 PageFamily = Callable[[SiteData, bool], list[tuple[str, str]]]
 
@@ -25,6 +39,10 @@ FAMILIES: dict[str, PageFamily] = {
     "proposals": lambda d, u: [(paths.PROPOSALS, sources.proposals_page(d, u))],
     "api": lambda d, u: [(paths.API_INDEX, api.page(d, u)), *api.files(d, u)],
     "reference": lambda d, u: [(paths.PYTHON_API, reference.page())],
+    "sdk-matrix": lambda d, u: [(paths.SDK_MATRIX, sdk_matrix.page(d, u))],
+    "captures": captures.pages,
+    "reliability": lambda d, u: [(paths.RELIABILITY, reliability.page(d, u))],
+    "performance": lambda d, u: [(paths.PERFORMANCE, performance.page(d, u))],
 }
 
 
@@ -38,14 +56,16 @@ def generate(data: SiteData, use_directory_urls: bool = True) -> dict[str, str]:
 
 
 def nav_children(data: SiteData) -> dict[str, list[dict[str, str]]]:
-    """The pages that go under the nav entries of the states and versions indexes,
-    newest version first.
+    """The pages that go under the nav entries of the states and versions indexes (newest
+    version first) and of the SDK behaviour matrix (a page per capture).
 
     The theme writes nav titles into the page without escaping them, so the version
     titles (record text) are HTML-escaped here.
     """
     newest_first = list(reversed(data.versions))
+    scenarios = [common.scenario_of(s) for s in common.capture_sources(data)]
     return {
         paths.STATES_INDEX: [{str(escape.html(v.title)): paths.state_table(v.id)} for v in newest_first],
         paths.VERSIONS_INDEX: [{str(escape.html(v.title)): paths.version_page(v.id)} for v in newest_first],
+        paths.SDK_MATRIX: [{str(escape.html(s)): paths.capture_page(s)} for s in scenarios],
     }

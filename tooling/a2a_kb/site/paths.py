@@ -17,6 +17,9 @@ OTHERS = "others.md"
 PROPOSALS = "proposals.md"
 API_INDEX = "api/index.md"
 PYTHON_API = "reference/python.md"
+SDK_MATRIX = "sdk/index.md"
+RELIABILITY = "quality/reliability.md"
+PERFORMANCE = "quality/performance.md"
 API_DIR = "api/v1"
 RECORD_SCHEMAS_DIR = "schemas"
 MERMAID_JS = "assets/vendor/mermaid.min.js"
@@ -32,6 +35,11 @@ def version_page(version: str) -> str:
 
 def diff_page(old: str, new: str) -> str:
     return f"versions/{old}-to-{new}.md"
+
+
+def capture_page(scenario: str) -> str:
+    """The page of one capture transcript, by its scenario (``04-input-required``)."""
+    return f"sdk/captures/{scenario}.md"
 
 
 def api_file(name: str) -> str:
@@ -61,3 +69,18 @@ def source_anchor(source_id: str) -> str:
 
 def state_anchor(state: str) -> str:
     return f"state-{_slug(state)}"
+
+
+def behaviour_anchor(behaviour: str) -> str:
+    """The matrix row of one SDK behaviour key (``stream-close-interrupted``)."""
+    return f"behaviour-{_slug(behaviour)}"
+
+
+def sdk_anchor(sdk: str) -> str:
+    """The matrix column of one SDK (``a2a-python``)."""
+    return f"sdk-{_slug(sdk)}"
+
+
+def line_anchor(line: int) -> str:
+    """One line of a capture transcript, numbered as in the file (GitHub's style)."""
+    return f"L{line}"

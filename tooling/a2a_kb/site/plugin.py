@@ -3,7 +3,8 @@ macros in hand-written pages, and ships the vendored Mermaid so no page needs th
 
 MkDocs calls, in order: ``on_config`` (read the KB once, render every page, expand the nav),
 ``on_files`` (add the generated pages and files), ``on_page_markdown`` (macros and the
-"Sources cited" list of each hand-written page), ``on_serve`` (watch the records too).
+"Sources cited" list of each hand-written page), ``on_serve`` (watch the records, the
+captures and the measured figures too).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from mkdocs.structure.pages import Page
 from ..diagnostics import Severity
 from ..errors import KBError
 from ..project import Project
-from . import macros, paths, vendor
+from . import macros, measurements, paths, vendor
 from .data import SiteData, collect
 from .links import Linker
 from .pages import generate, nav_children
@@ -115,9 +116,11 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
         self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Any
     ) -> LiveReloadServer:
         if self.project is not None:
-            for folder in (self.project.claims_dir, self.project.sources_dir):
-                if folder.is_dir():
-                    server.watch(str(folder))
+            root = self.project.root
+            for watched in (self.project.claims_dir, self.project.sources_dir, self.project.captures_dir,
+                            root / measurements.RELIABILITY_DIR, root / measurements.BENCH_RESULTS):
+                if watched.exists():
+                    server.watch(str(watched))
             server.watch(str(Path(__file__).resolve().parent.parent / "templates"))
         return server
 

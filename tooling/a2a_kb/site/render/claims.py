@@ -41,7 +41,10 @@ def view(data: SiteData, link: Linker, claim: Claim) -> ClaimView:
     evidence = []
     for fact in result.evidence if result else []:
         src = data.kb.sources.get(fact.source)
-        href = src.permalink(fact.line_start, fact.line_end) if src and fact.line_start else ""
+        if src is not None and src.id in data.transcripts:  # a capture: its page has the lines
+            href = common.capture_href(link, src, fact.line_start)
+        else:
+            href = src.permalink(fact.line_start, fact.line_end) if src and fact.line_start else ""
         where = f"{fact.source} L{fact.line_start}" if fact.line_start else fact.source
         evidence.append(Evidence(f"{fact.key} in {where}", href))
     return ClaimView(
@@ -51,7 +54,8 @@ def view(data: SiteData, link: Linker, claim: Claim) -> ClaimView:
         message=result.message if result else "",
         authority=data.authority(claim.id),
         source_title=source.title if source else claim.source,
-        source_href=common.source_href(data, claim.source),
+        source_href=(common.capture_href(link, source) if source is not None and source.id in data.transcripts
+                     else common.source_href(data, claim.source)),
         versions=[(known_versions[v].title if v in known_versions else v,
                    link.page(paths.version_page(v)) if v in known_versions else "") for v in claim.versions],
         conflicts=[(cid, link.page(paths.CONFLICTS, paths.conflict_anchor(cid)))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from ...facts import canonical_state
-from ...records import Claim
+from ...records import Claim, Source
 from .. import paths
 from ..data import SiteData
 from ..links import Linker
@@ -17,6 +18,7 @@ _SET_KEYS = ("enum-values:TaskState", "states:TaskState", "named-states:TaskStat
 _CLASS_KEYS = ("terminal-states:TaskState", "interrupted-states:TaskState")
 ROLES = ("set-by", "client-next")
 _ROLE = re.compile(r"(?<![\w-])(set-by|client-next)(?![\w-])")
+_SDK_SUBJECT = re.compile(r"^sdk:([^/\s]+)/(\S+)$")
 
 
 @dataclass(frozen=True)
@@ -148,3 +150,26 @@ def unique(claims: list[Claim]) -> list[Claim]:
             seen.add(c.id)
             result.append(c)
     return result
+
+
+def sdk_subject(claim: Claim) -> tuple[str, str] | None:
+    """``(sdk, behaviour)`` of a claim whose subject is ``sdk:<sdk>/<behaviour>``."""
+    found = _SDK_SUBJECT.match(claim.subject.strip())
+    return (found.group(1), found.group(2)) if found else None
+
+
+def scenario_of(source: Source) -> str:
+    """The scenario of a capture source, from its transcript's file name
+    (``captures/04-input-required.http`` → ``04-input-required``)."""
+    return posixpath.splitext(posixpath.basename(source.path or source.id))[0]
+
+
+def capture_href(link: Linker, source: Source, line: int = 0) -> str:
+    """A link to a capture's page, at one line of its transcript when ``line`` is given."""
+    return link.page(paths.capture_page(scenario_of(source)), paths.line_anchor(line) if line else "")
+
+
+def capture_sources(data: SiteData) -> list[Source]:
+    """The capture sources whose transcript could be read (each has a page), by scenario."""
+    return sorted((s for s in data.kb.sources.values() if s.kind == "capture" and s.id in data.transcripts),
+                  key=scenario_of)

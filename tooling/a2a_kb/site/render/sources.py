@@ -37,9 +37,12 @@ def registry_page(data: SiteData, use_directory_urls: bool = True) -> str:
     link = Linker(paths.SOURCES, use_directory_urls)
     citing = _citing(data)
     groups: dict[str, list[SourceView]] = {}
+    # A capture is a transcript in this repository: its page shows it, where the URL only
+    # names the SDK release that was run.
+    pages = {c.id: common.capture_href(link, c) for c in common.capture_sources(data)}
     for s in sorted(data.kb.sources.values(), key=lambda s: (s.authority != "primary", s.kind, s.id)):
         groups.setdefault(s.authority, []).append(
-            SourceView(s, paths.source_anchor(s.id), s.permalink(), citing.get(s.id, 0)))
+            SourceView(s, paths.source_anchor(s.id), pages.get(s.id) or s.permalink(), citing.get(s.id, 0)))
     pinned = sum(1 for s in data.kb.sources.values() if s.pinned)
     return render("site/sources.md.j2", groups=groups, total=len(data.kb.sources), pinned=pinned,
                   link=link, paths=paths)

@@ -1,0 +1,109 @@
+"""The query index: answers from it equal answers from the files, and it is never used
+once a record file changed. Also the command line's shortcut of building only the parser
+of the command being run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from a2a_kb import cli, query
+from a2a_kb.project import Project
+
+
+@pytest.fixture
+def kb(fixture_kb: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("A2A_KB_ROOT", raising=False)
+    return fixture_kb
+
+
+def ids(rows: list[dict[str, object]]) -> list[object]:
+    return [r["id"] for r in rows]
+
+
+def test_the_index_answers_as_the_files_do(kb: Path) -> None:
+    project = Project.at(kb)
+    every = query.run(project, query.Filters(ids=[]))  # reads the files, writes the index
+    assert len(every) >= 3
+    assert (project.cache_dir / query.INDEX_NAME).is_file()
+    assert query.from_index(str(kb), query.Filters(ids=[])) == every
+    wanted = [str(every[-1]["id"]), str(every[0]["id"])]
+    found = query.from_index(str(kb), query.Filters(ids=wanted))
+    assert found is not None
+    assert ids(found) == [every[0]["id"], every[-1]["id"]]  # in KB order, as a full scan gives
+    assert found == [r for r in every if r["id"] in wanted]
+    assert query.from_index(str(kb), query.Filters(ids=["no-such-claim"])) == []
+    subject = query.Filters(ids=[], subject="taskstate")
+    assert query.from_index(str(kb), subject) == query.run(project, subject)
+
+
+def test_a_changed_file_is_read_again(kb: Path) -> None:
+    project = Project.at(kb)
+    first = query.run(project, query.Filters(ids=[]))
+    claims = sorted((kb / "claims").glob("*.yaml"))[-1]
+    text = claims.read_text("utf-8")
+    claims.write_text(text.replace("statement: ", "statement: Changed. ", 1), "utf-8")
+    assert query.from_index(str(kb), query.Filters(ids=[])) is None
+    second = query.run(project, query.Filters(ids=[]))
+    assert second != first
+    assert any(str(r["statement"]).startswith("Changed.") for r in second)
+    assert query.from_index(str(kb), query.Filters(ids=[])) == second
+    (kb / "claims" / "more.yaml").write_text("claims: []\n", "utf-8")  # a new file counts too
+    assert query.from_index(str(kb), query.Filters(ids=[])) is None
+
+
+def test_a_damaged_index_is_rebuilt(kb: Path) -> None:
+    project = Project.at(kb)
+    every = query.run(project, query.Filters(ids=[]))
+    index = project.cache_dir / query.INDEX_NAME
+    header, rest = index.read_bytes().split(b"\n", 1)
+    index.write_bytes(header + b"\n" + rest[: len(rest) // 2])
+    one = [str(every[0]["id"])]
+    answer = query.from_index(str(kb), query.Filters(ids=[]))
+    assert answer is None or answer == every  # never a half answer
+    assert query.run(project, query.Filters(ids=one)) == every[:1]
+    assert query.from_index(str(kb), query.Filters(ids=one)) == every[:1]
+
+
+def test_the_command_answers_from_the_index(kb: Path) -> None:
+    every = query.run(Project.at(kb), query.Filters(ids=[]))
+    claim = str(every[1]["id"])
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "a2a_kb.cli", "--root", str(kb),
+         "query", "--id", claim], capture_output=True, text=True, check=True)
+    assert ids(json.loads(done.stdout)) == [claim]
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()}
+    # The warm path reads neither YAML nor the project settings, nor validates anything.
+    for heavy in ("yaml", "a2a_kb.yamldoc", "a2a_kb.project", "tomllib", "jsonschema"):
+        assert heavy not in imported, heavy
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["query", "--id", "x"], "query"),
+        (["--root", "query", "validate"], "validate"),
+        (["--root=/tmp", "check", "--format", "json"], "check"),
+        (["--version"], None),
+        ([], None),
+    ],
+)
+def test_the_command_is_read_before_parsing(argv: list[str], command: str | None) -> None:
+    assert cli._command_in(argv) == command
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["query", "--id", "a", "--id", "b", "--format", "csv"],
+        ["--root", "/tmp", "check", "--strict", "--format", "junit"],
+        ["states", "--version", "1.0.0", "--format", "json"],
+        ["diff", "0.3.0", "1.0.0", "--fail-on", "editorial"],
+    ],
+)
+def test_the_short_parser_reads_as_the_full_one(argv: list[str]) -> None:
+    assert vars(cli._parse(argv)) == vars(cli.parser().parse_args(argv))

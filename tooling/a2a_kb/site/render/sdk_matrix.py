@@ -1,0 +1,298 @@
+"""The SDK behaviour matrix: one row per behaviour, one column per specification version and
+per SDK, each cell holding the claims that say what that version or SDK does.
+
+Everything in a cell comes from the records. SDK cells hold the claims whose subject is
+``sdk:<sdk>/<behaviour>`` (claims/sdk-behaviour.yaml documents the keys). Specification
+cells hold the primary claims those SDK claims name in ``related`` (or that name them), for
+each version the claim is about, plus the conflicts of the row whose sides hold claims about
+that version. An SDK claim departs from the specification when the conflict register puts
+it on a side of a conflict that no specification claim about its versions takes, while
+such claims sit on the other sides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ...records import Claim, Source
+from .. import paths
+from ..data import SiteData
+from ..links import Linker
+from ..templating import render
+from . import common
+from .common import Cite, capture_href, scenario_of, sdk_subject
+
+# The claim that says which SDK release the captures ran: it heads the SDK's column.
+SDK_VERSION = "sdk-version"
+# The matrix compares the SDKs with the last 0.x release and every version after it.
+FIRST_VERSION = "0.3.0"
+# Row labels, in the order claims/sdk-behaviour.yaml documents the keys. A key a claim uses
+# and this table lacks still gets its row, labelled with the key itself.
+BEHAVIOURS = {
+    "terminal-set": "Terminal states",
+    "interrupted-set": "Interrupted states",
+    "active-set": "Active states",
+    "blocking-return": "Where a blocking send returns",
+    "non-blocking-return": "What a non-blocking send returns",
+    "polling": "Polling with GetTask",
+    "stream-first-event": "First event of a stream",
+    "artifact-chunks": "An artifact sent in chunks",
+    "stream-close-terminal": "Where streams close: terminal states",
+    "stream-close-interrupted": "Where streams close: interrupted states",
+    "resume-interrupted": "Resuming an interrupted task",
+    "subscribe-interrupted": "Subscribing to a task that waits for input",
+    "subscribe-to-terminal": "Subscribing to a terminal task",
+    "message-to-terminal": "A message to a terminal task",
+    "cancel-working": "Cancelling a working task",
+    "cancel-of-terminal": "Cancelling a terminal task",
+    "cancel-race": "Racing cancels",
+    "reject": "Rejecting before any work",
+    "failure-reported": "A failure the agent reports",
+    "error-path": "An agent that raises",
+    "error-details": "What an error carries",
+    "follow-up": "Follow-up tasks",
+    "terminal-overwrite": "Can a terminal task be overwritten?",
+}
+
+
+def _repository(source: Source) -> str:
+    """The repository name of a GitHub URL (``a2a-python``), or ''."""
+    parts = urlsplit(source.url)
+    segments = [s for s in parts.path.split("/") if s]
+    return segments[1] if parts.netloc == "github.com" and len(segments) >= 2 else ""
+
+
+def is_specification(data: SiteData, claim: Claim) -> bool:
+    """A claim about what the specification says: primary, not about an SDK, not read off a
+    capture or an SDK's code."""
+    source = data.kb.sources.get(claim.source)
+    return (sdk_subject(claim) is None and data.authority(claim.id) == "primary"
+            and (source is None or source.kind not in ("capture", "sdk")))
+
+
+@dataclass
+class CaptureLink:
+    scenario: str
+    href: str
+
+    @property
+    def label(self) -> str:
+        """The scenario's number (``04``), short enough for a cell; else its name."""
+        number = self.scenario.split("-", 1)[0]
+        return number if number.isdigit() else self.scenario
+
+
+@dataclass
+class Departure:
+    """A conflict where the register puts an SDK claim on a side that no specification
+    claim about its versions takes."""
+
+    conflict: str
+    href: str
+    title: str
+    against: list[str]  # the specification claims on the other sides
+
+
+@dataclass
+class Entry:
+    cite: Cite
+    statement: str
+    captures: list[CaptureLink]
+    departures: list[Departure]
+
+
+@dataclass
+class ConflictChip:
+    id: str
+    href: str
+    title: str
+    claims: list[str]  # the specification claims of this version on its sides
+
+
+@dataclass
+class Cell:
+    entries: list[Entry] = field(default_factory=list)
+    conflicts: list[ConflictChip] = field(default_factory=list)
+
+    @property
+    def departures(self) -> list[Departure]:
+        seen: dict[str, Departure] = {}
+        for e in self.entries:
+            for d in e.departures:
+                seen.setdefault(d.conflict, d)
+        return list(seen.values())
+
+    @property
+    def empty(self) -> bool:
+        return not self.entries and not self.conflicts
+
+
+@dataclass
+class Column:
+    key: str
+    kind: str  # "spec" or "sdk"
+    title: str
+    href: str
+    note: str
+    note_href: str = ""
+
+
+@dataclass
+class Row:
+    behaviour: str
+    label: str
+    anchor: str
+    cells: list[Cell]
+
+
+@dataclass
+class Matrix:
+    columns: list[Column]
+    rows: list[Row]
+
+    def departures(self) -> list[tuple[Row, Column, Entry]]:
+        return [(row, col, e) for row in self.rows for col, cell in zip(self.columns, row.cells, strict=True)
+                for e in cell.entries if e.departures]
+
+
+Sides = dict[str, list[list[str]]]  # conflict id → each side's claim ids
+
+
+def _sides(data: SiteData) -> Sides:
+    """Each conflict's sides as lists of claim ids."""
+    return {c.id: [list(s.claims) for s in c.sides] for c in data.kb.conflicts.values()}
+
+
+def _specified(data: SiteData, side: list[str], versions: list[str]) -> list[str]:
+    """The specification claims on a side that are about one of ``versions``."""
+    return [cid for cid in side if cid in data.kb.claims and is_specification(data, data.kb.claims[cid])
+            and set(data.kb.claims[cid].versions) & set(versions)]
+
+
+def _departures(data: SiteData, link: Linker, claim: Claim, sides: Sides) -> list[Departure]:
+    result = []
+    for cid in claim.conflicts:
+        conflict = data.kb.conflicts.get(cid)
+        if conflict is None:
+            continue
+        mine = {i for i, side in enumerate(sides[cid]) if claim.id in side}
+        backed = [i for i in mine if _specified(data, sides[cid][i], claim.versions)]
+        against = sorted({other for i, side in enumerate(sides[cid]) if i not in mine
+                          for other in _specified(data, side, claim.versions)})
+        # A side the specification itself takes for these versions is no departure, even
+        # when another passage of the specification takes another side.
+        if mine and not backed and against:
+            result.append(Departure(cid, link.page(paths.CONFLICTS, paths.conflict_anchor(cid)),
+                                    conflict.title or conflict.question, against))
+    return result
+
+
+def _captures(data: SiteData, link: Linker, claim: Claim) -> list[CaptureLink]:
+    result = data.results.get(claim.id)
+    first_line: dict[str, int] = {}
+    for fact in result.evidence if result else []:
+        if fact.line_start and (fact.source not in first_line or fact.line_start < first_line[fact.source]):
+            first_line[fact.source] = fact.line_start
+    links = []
+    for sid in sorted(common.claim_sources(data, claim)):
+        source = data.kb.sources.get(sid)
+        if source is None or source.kind != "capture" or sid not in data.transcripts:
+            continue
+        links.append(CaptureLink(scenario_of(source), capture_href(link, source, first_line.get(sid, 0))))
+    return links
+
+
+def _spec_claims(data: SiteData, sdk_claims: list[Claim]) -> list[Claim]:
+    """Specification claims linked to the row's SDK claims by ``related``, either way."""
+    ids = {c.id for c in sdk_claims}
+    found = {rid for c in sdk_claims for rid in c.related}
+    found |= {c.id for c in data.kb.claims.values() if ids & set(c.related)}
+    return sorted((data.kb.claims[i] for i in found
+                   if i in data.kb.claims and is_specification(data, data.kb.claims[i])),
+                  key=lambda c: c.id)
+
+
+def _conflict_chips(data: SiteData, link: Linker, sdk_claims: list[Claim], version: str,
+                    sides: Sides) -> list[ConflictChip]:
+    named = sorted({cid for c in sdk_claims for cid in c.conflicts if cid in data.kb.conflicts},
+                   key=lambda cid: list(data.kb.conflicts).index(cid))
+    chips = []
+    for cid in named:
+        about = sorted({other for side in sides[cid] for other in side
+                        if other in data.kb.claims and is_specification(data, data.kb.claims[other])
+                        and version in data.kb.claims[other].versions})
+        if about:
+            conflict = data.kb.conflicts[cid]
+            chips.append(ConflictChip(cid, link.page(paths.CONFLICTS, paths.conflict_anchor(cid)),
+                                      conflict.title or conflict.question, about))
+    return chips
+
+
+def _columns(data: SiteData, link: Linker, sdk_claims: dict[str, list[Claim]]) -> list[Column]:
+    ids = [v.id for v in data.versions]
+    start = ids.index(FIRST_VERSION) if FIRST_VERSION in ids else 0
+    columns = []
+    for v in data.versions[start:]:
+        dated = data.dates.get(v.id)
+        note, note_href = (f"{dated.what} {dated.date}", dated.permalink) if dated else ("", "")
+        columns.append(Column(v.id, "spec", v.title, link.page(paths.version_page(v.id)), note, note_href))
+    observed: dict[str, set[str]] = {}
+    for source in data.kb.sources.values():
+        if source.kind != "capture" or source.id not in data.transcripts:
+            continue
+        for fact in data.facts(source).get(f"capture-sdk:{scenario_of(source)}", []):
+            if isinstance(fact.value, dict):
+                release = f"{fact.value.get('package', '')} {fact.value.get('version', '')}".strip()
+                observed.setdefault(_repository(source), set()).add(release)
+    for sdk in sorted(sdk_claims, key=lambda s: (s not in observed, s)):
+        version_claim = next((c for c in sdk_claims[sdk] if sdk_subject(c) == (sdk, SDK_VERSION)), None)
+        note_href = link.page(paths.CLAIMS, paths.claim_anchor(version_claim.id)) if version_claim else ""
+        if sdk in observed:
+            note = f"observed: {', '.join(sorted(observed[sdk]))}"
+        else:
+            note = "from claims; not run here"
+        columns.append(Column(sdk, "sdk", sdk, "", note, note_href))
+    return columns
+
+
+def matrix(data: SiteData, link: Linker) -> Matrix:
+    by_sdk: dict[str, list[Claim]] = {}
+    by_row: dict[str, dict[str, list[Claim]]] = {}
+    for claim in sorted(data.kb.claims.values(), key=lambda c: (c.file, c.mark.line, c.id)):
+        found = sdk_subject(claim)
+        if found is None:
+            continue
+        sdk, behaviour = found
+        by_sdk.setdefault(sdk, []).append(claim)
+        if behaviour != SDK_VERSION:
+            by_row.setdefault(behaviour, {}).setdefault(sdk, []).append(claim)
+    columns = _columns(data, link, by_sdk)
+    sides = _sides(data)
+    order = list(BEHAVIOURS)
+    rows = []
+    for behaviour in sorted(by_row, key=lambda b: (order.index(b) if b in order else len(order), b)):
+        claims_of = by_row[behaviour]
+        everyone = [c for claims in claims_of.values() for c in claims]
+        specified = _spec_claims(data, everyone)
+        cells = []
+        for col in columns:
+            if col.kind == "spec":
+                entries = [Entry(common.cite(data, link, c), c.statement, [], [])
+                           for c in specified if col.key in c.versions]
+                cells.append(Cell(entries, _conflict_chips(data, link, everyone, col.key, sides)))
+            else:
+                cells.append(Cell([Entry(common.cite(data, link, c), c.statement, _captures(data, link, c),
+                                         _departures(data, link, c, sides))
+                                   for c in claims_of.get(col.key, [])]))
+        label = BEHAVIOURS.get(behaviour, behaviour)
+        rows.append(Row(behaviour, label, paths.behaviour_anchor(behaviour), cells))
+    return Matrix(columns, rows)
+
+
+def page(data: SiteData, use_directory_urls: bool = True) -> str:
+    link = Linker(paths.SDK_MATRIX, use_directory_urls)
+    found = matrix(data, link)
+    captures = common.capture_sources(data)
+    return render("site/sdk-matrix.md.j2", matrix=found, link=link, paths=paths,
+                  captures=[(scenario_of(s), s.title, capture_href(link, s)) for s in captures])

@@ -281,3 +281,16 @@ def built_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 @pytest.fixture(scope="session")
 def built_site_url(built_site: Path) -> str:
     return serve_directory(built_site)
+
+
+# --- outcomes of tests, for figures that count failures ---
+
+CALL_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    report = yield
+    if call.when == "call":
+        item.stash[CALL_FAILED] = bool(getattr(report, "failed", False))
+    return report

@@ -18,7 +18,7 @@ from werkzeug import Request, Response
 
 from a2a_kb.errors import FetchError
 from a2a_kb.http import USER_AGENT, HttpClient, HttpPolicy
-from conftest import ScriptedServer, answer
+from conftest import CALL_FAILED, ScriptedServer, answer, record_reliability
 
 # Small numbers so that every fault resolves in a fraction of a second.
 FAST = HttpPolicy(connect_timeout=1, read_timeout=0.3, deadline=2, attempts=2, backoff=0.01,
@@ -38,6 +38,47 @@ def failure(url: str, policy: HttpPolicy = FAST) -> str:
 
 # answers ----------------------------------------------------------------------------------
 
+
+
+# Faults the HTTP client meets head-on, by the test that plays each; the site's Reliability
+# page shows how many were injected and how many the client did not survive.
+FAULT_OF = {
+    "test_a_server_error_then_success_is_retried": "server error, then success",
+    "test_retry_after_is_honoured": "429 with Retry-After",
+    "test_retry_after_over_the_limit_gives_up_at_once": "Retry-After over the limit",
+    "test_a_silent_server_times_out": "timeout",
+    "test_a_reset_connection_is_named": "connection reset",
+    "test_a_refused_connection_is_named": "connection refused",
+    "test_a_body_shorter_than_its_length_is_truncated": "truncated body",
+    "test_a_body_announced_over_the_cap_is_refused_unread": "oversized body (announced)",
+    "test_an_unannounced_endless_body_is_cut_at_the_cap": "endless body",
+    "test_a_slow_drip_hits_the_deadline": "slow drip",
+    "test_a_redirect_loop_is_detected": "redirect loop",
+    "test_an_endless_chain_of_redirects_stops": "endless redirects",
+    "test_a_redirect_to_another_host_is_refused": "redirect to another host",
+    "test_plain_http_is_refused_except_on_loopback": "plain http to a remote host",
+    "test_an_untrusted_certificate_is_refused": "invalid TLS certificate",
+}
+INJECTED: dict[str, int] = {}
+SURVIVED_NOT: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def _count_fault(request: pytest.FixtureRequest) -> Iterator[None]:
+    fault = FAULT_OF.get(request.node.originalname)
+    yield
+    if fault is not None:
+        INJECTED[fault] = INJECTED.get(fault, 0) + 1
+        if request.node.stash.get(CALL_FAILED, False):
+            SURVIVED_NOT.append(fault)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _figures() -> Iterator[None]:
+    yield
+    if INJECTED:
+        record_reliability({"http_faults": dict(sorted(INJECTED.items())),
+                            "http_fault_failures": len(SURVIVED_NOT)})
 
 def test_a_body_arrives_whole_with_validators_and_our_user_agent(
     threaded_httpserver: HTTPServer,

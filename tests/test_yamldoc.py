@@ -71,3 +71,11 @@ def test_size_limit(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path.write_text("a: " + "x" * 100 + "\n")
     doc = yamldoc.read(path, "big.yaml", max_bytes=50)
     assert rules(doc) == ["file-too-large"]
+
+
+def test_a_sentence_cut_by_a_comment_is_flagged() -> None:
+    doc = parse("statement: pull request #126 was merged\nverdict: verified  # reviewed\nq: 'a #b'\n")
+    assert doc.value["statement"] == "pull request"
+    assert [(d.rule, d.severity.value, d.mark.line) for d in doc.problems] == [
+        ("cut-by-comment", "warning", 1)
+    ]

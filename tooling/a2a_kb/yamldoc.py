@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from .diagnostics import Diagnostic, Mark
+from .diagnostics import Diagnostic, Mark, Severity
 
 try:  # libyaml is an order of magnitude faster; fall back when it is not built.
     from yaml import CSafeLoader as _Loader
@@ -354,6 +354,8 @@ class _Builder:
         self.parser = _Loader(text)
         self.next: Callable[[], Any] = self.parser.get_event
         self.problems: list[Diagnostic] = []
+        self.text = text
+        self._lines: list[str] | None = None  # split only when a value may have been cut
 
     def documents(self) -> list[Document]:
         found: list[Document] = []
@@ -382,6 +384,25 @@ class _Builder:
             )
         )
 
+    def _cut_by_comment(self, event: Any, value: str, line: int, column: int) -> None:
+        """Warn when ' #' ended a plain sentence: YAML read the rest of the line as a comment,
+        so `statement: PR #126 was merged` silently stores "PR"."""
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        end = event.end_mark
+        rest = self._lines[end.line][end.column :] if end.line < len(self._lines) else ""
+        if rest[:1].isspace() and rest.lstrip().startswith("#"):
+            self.problems.append(
+                Diagnostic(
+                    Mark(self.path, end.line + 1, end.column + 1 + len(rest) - len(rest.lstrip())),
+                    "cut-by-comment",
+                    f"the value {excerpt(value)!r} ends where ' #' starts a YAML comment, "
+                    "so the rest of the line is not part of it",
+                    "put the whole value in quotes, or write it as a '>-' block",
+                    Severity.WARNING,
+                )
+            )
+
     def node(self, event: Any, depth: int) -> tuple[Any, Place]:
         cls = event.__class__
         if cls is yaml.AliasEvent or event.anchor is not None:
@@ -408,6 +429,8 @@ class _Builder:
                 self._refused_tag(tag, value, line, column)
                 return None, (line, column, None)
             built = _scalar(tag, value, event.style, self.problems, self.path, line, column)
+            if not event.style and " " in value and "#" in self.text:
+                self._cut_by_comment(event, value, line, column)
             return built, (line, column, None)
         if cls is yaml.SequenceStartEvent:
             if tag is not None and tag != "!" and tag not in _ALLOWED_TAGS:

@@ -38,6 +38,9 @@ FIGURES = (
     Figure("fetch_faults", "fetch_fault_failures", "Fetch faults injected", "tests/test_fetch.py",
            "Faults a local server plays on a refresh; each must be reported for its source while "
            "the cache still verifies and keeps the last good copy."),
+    Figure("http_faults", "http_fault_failures", "HTTP faults met head-on", "tests/test_http.py",
+           "Faults the one HTTP client meets directly, from a server error followed by success "
+           "to an untrusted TLS certificate; each must end in a clear message or a retried success."),
     Figure("fetch_kills", "fetch_kill_failures", "kill -9 of a running fetch", "tests/test_fetch.py",
            "After each kill the cache must verify, show no partial file, and let the next fetch "
            "finish the job."),

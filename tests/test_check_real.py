@@ -97,3 +97,19 @@ def test_drift_turns_claims_drifted(real_kb_env: Path, real_cache: Path, tmp_pat
     drifted = [r for r in result.results if r.verdict == "drifted"]
     assert drifted and all("proto@v1.0.0" in r.message for r in drifted)
     assert not result.ok
+
+
+def test_old_secondary_sources_warn_and_fail_when_strict(real_kb_env: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Secondary sources read longer ago than max-age-days warn; --strict makes it an error."""
+    root = _copy_project(real_kb_env, tmp_path)
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[tool.a2a-kb]\nmax-age-days = 30\n')
+
+    assert cli.main(["--root", str(root), "check"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"sources/secondary\.yaml:\d+:\d+: warning\[source-age\]: secondary source "
+                     r"'atlan-a2a' was read \d+ days ago \(2026-09-21\), over the 30-day limit", out)
+
+    assert cli.main(["--root", str(root), "check", "--strict"]) == 1
+    assert "error[source-age]" in capsys.readouterr().out

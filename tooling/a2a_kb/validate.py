@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any
@@ -474,33 +474,25 @@ def claim_references(ctx: _Context) -> Iterator[Diagnostic]:
                 or "add it to sources/secondary.yaml or cite its https URL",
                 record_id=claim.id,
             )
-        for i, cid in enumerate(claim.conflicts):
-            if cid not in kb.conflicts:
-                yield Diagnostic(
-                    rec_mark(f"conflicts/{i}"),
-                    "unknown-conflict",
-                    f"claim '{claim.id}' names conflict '{cid}', which is not in the register",
-                    _suggest(cid, kb.conflicts) or "add it to claims/conflicts.yaml",
-                    record_id=claim.id,
-                )
-        for i, v in enumerate(claim.versions):
-            if v not in kb.versions:
-                yield Diagnostic(
-                    rec_mark(f"versions/{i}"),
-                    "unknown-version",
-                    f"claim '{claim.id}' is about version '{raw['versions'][i]}', which does not exist",
-                    _suggest(v, kb.versions) or f"known versions: {', '.join(kb.versions)}",
-                    record_id=claim.id,
-                )
-        for i, rid in enumerate(claim.related):
-            if rid not in kb.claims:
-                yield Diagnostic(
-                    rec_mark(f"related/{i}"),
-                    "unknown-claim",
-                    f"claim '{claim.id}' is related to '{rid}', which is not a claim",
-                    _suggest(rid, kb.claims) or "check the id, or remove it from 'related'",
-                    record_id=claim.id,
-                )
+        # The lists of ids a claim names, each checked against the records of its kind.
+        references: tuple[tuple[str, Collection[str], str, str, str], ...] = (
+            ("conflicts", kb.conflicts, "unknown-conflict",
+             "names conflict '{}', which is not in the register", "add it to claims/conflicts.yaml"),
+            ("versions", kb.versions, "unknown-version", "is about version '{}', which does not exist",
+             f"known versions: {', '.join(kb.versions)}"),
+            ("related", kb.claims, "unknown-claim", "is related to '{}', which is not a claim",
+             "check the id, or remove it from 'related'"),
+        )
+        for field, known, rule, says, fallback in references:
+            for i, ref in enumerate(getattr(claim, field)):
+                if ref not in known:
+                    yield Diagnostic(
+                        rec_mark(f"{field}/{i}"),
+                        rule,
+                        f"claim '{claim.id}' " + says.format(raw[field][i]),
+                        _suggest(ref, known) or fallback,
+                        record_id=claim.id,
+                    )
         for e in claim.expect:
             ref = e.source or claim.source
             if e.source and kb.resolve_source(e.source) is None:

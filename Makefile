@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KB     := $(BIN)/a2a-kb
 
-.PHONY: help setup fetch vendor validate check site serve test lint unit node-test capture bench clean
+.PHONY: help setup fetch vendor validate check site serve test lint unit node-test capture capture-check bench clean
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
@@ -59,7 +59,11 @@ node-test:
 capture: setup
 	$(KB) capture
 
-test: lint check unit node-test
+# Re-run the real SDK through every scenario and compare with captures/ (about 2 s).
+capture-check: setup
+	$(KB) capture --check
+
+test: lint check capture-check unit node-test
 
 bench: fetch vendor
 	$(BIN)/python bench/run.py

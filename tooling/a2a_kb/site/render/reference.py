@@ -8,6 +8,7 @@ PUBLIC_MODULES = (
     ("a2a_kb.kb", "The knowledge base as typed records"),
     ("a2a_kb.records", "Record types"),
     ("a2a_kb.validate", "Load and validate"),
+    ("a2a_kb.rules", "The cross-record rules of validation"),
     ("a2a_kb.facts", "Facts and their vocabulary"),
     ("a2a_kb.check", "Verdicts"),
     ("a2a_kb.states", "State tables"),

@@ -1,0 +1,445 @@
+"""The cross-record rules of validation, one function each, in one registry.
+
+Each rule takes the whole knowledge base (a :class:`Context`) and yields diagnostics, so
+one run reports every problem: unique ids, references that resolve, real dates, https
+only, no path traversal, origins that name a block and an item of the fetched dossier,
+conflict sides whose claims list the conflict, pinned sources that say where they live.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import Any
+from urllib.parse import urlsplit
+
+from . import dossier
+from .diagnostics import Diagnostic, Mark, Severity
+from .kb import KnowledgeBase
+from .loader import LoadResult, RawRecord
+from .project import Project
+from .records import Claim, Conflict
+from .schemas import KINDS
+from .yamldoc import excerpt
+
+
+@dataclass
+class Context:
+    """What every rule sees: the project, the records as read and as typed, today."""
+
+    project: Project
+    loaded: LoadResult
+    kb: KnowledgeBase
+    today: dt.date
+    dossier_text: str | None
+    # The raw record a typed record was built from, by the identity of its data: rules look
+    # places up here, once per record, so a file of many records stays linear.
+    raw_records: dict[int, RawRecord] = dataclass_field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for records in self.loaded.records.values():
+            for record in records:
+                self.raw_records[id(record.data)] = record
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """A value quoted for a message, cut short so that one huge value cannot flood it."""
+    if isinstance(value, bool) or value is None:
+        return {True: "true", False: "false", None: "null"}[value]  # as YAML writes them
+    if isinstance(value, str):
+        return f"'{excerpt(value, limit - 2)}'"
+    return excerpt(repr(value), limit)
+
+
+# --- cross-record rules -------------------------------------------------------------------
+
+Rule = Callable[[Context], Iterable[Diagnostic]]
+
+
+_URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _suggest(name: str, candidates: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else ""
+
+
+def unique_ids(ctx: Context) -> Iterator[Diagnostic]:
+    """Ids are unique within their kind, also after case folding."""
+    for kind in KINDS:
+        seen: dict[str, RawRecord] = {}
+        for record in ctx.loaded.records[kind]:
+            rid = record.data.get("id")
+            if not isinstance(rid, str):
+                continue
+            key = rid.casefold().removeprefix("v") if kind == "version" else rid.casefold()
+            first = seen.get(key)
+            if first is None:
+                seen[key] = record
+                continue
+            first_mark, first_id = first.mark("id"), str(first.data.get("id"))
+            if first_id == rid:
+                clash = f"has the same id as the {kind} at {first_mark}"
+            elif kind == "version":
+                clash = f"names the same version as {shown(first_id)} at {first_mark}"
+            else:
+                clash = f"differs only in case from {shown(first_id)} at {first_mark}"
+            yield Diagnostic(
+                record.mark("id"),
+                "duplicate-id",
+                f"{kind} {shown(rid)} {clash}",
+                "give each record its own id; ids are compared ignoring case",
+                record_id=rid,
+            )
+
+
+def claim_references(ctx: Context) -> Iterator[Diagnostic]:
+    """Every source, conflict, version and related claim a claim names exists."""
+    kb = ctx.kb
+    for claim in kb.claims.values():
+        raw = claim.raw
+        rec_mark = _claim_marks(ctx, claim)
+        # Source ids have no ':', so anything with a scheme (http:, javascript:) is a URL.
+        if claim.source not in kb.sources and _URL_SCHEME.match(claim.source):
+            if not claim.source.startswith("https://"):
+                yield Diagnostic(
+                    rec_mark("source"),
+                    "https-only",
+                    f"claim '{claim.id}': source URL {shown(claim.source)} is not https",
+                    "cite the https address of the page, or a source id",
+                    record_id=claim.id,
+                )
+            registered = next((s.id for s in kb.sources.values() if s.url == claim.source), None)
+            if registered:
+                yield Diagnostic(
+                    rec_mark("source"),
+                    "source-by-url",
+                    f"claim '{claim.id}': source URL is registered as source '{registered}'",
+                    f"write 'source: {registered}'",
+                    Severity.WARNING,
+                    claim.id,
+                )
+        elif claim.source not in kb.sources:
+            yield Diagnostic(
+                rec_mark("source"),
+                "unknown-source",
+                f"claim '{claim.id}' names source {shown(claim.source)}, which is not in sources/",
+                _suggest(claim.source, kb.sources)
+                or "add it to sources/secondary.yaml or cite its https URL",
+                record_id=claim.id,
+            )
+        # The lists of ids a claim names, each checked against the records of its kind.
+        references: tuple[tuple[str, Collection[str], str, str, str], ...] = (
+            ("conflicts", kb.conflicts, "unknown-conflict",
+             "names conflict '{}', which is not in the register", "add it to claims/conflicts.yaml"),
+            ("versions", kb.versions, "unknown-version", "is about version '{}', which does not exist",
+             f"known versions: {', '.join(kb.versions)}"),
+            ("related", kb.claims, "unknown-claim", "is related to '{}', which is not a claim",
+             "check the id, or remove it from 'related'"),
+        )
+        for field, known, rule, says, fallback in references:
+            for i, ref in enumerate(getattr(claim, field)):
+                if ref not in known:
+                    yield Diagnostic(
+                        rec_mark(f"{field}/{i}"),
+                        rule,
+                        f"claim '{claim.id}' " + says.format(raw[field][i]),
+                        _suggest(ref, known) or fallback,
+                        record_id=claim.id,
+                    )
+        for e in claim.expect:
+            ref = e.source or claim.source
+            if e.source and kb.resolve_source(e.source) is None:
+                yield Diagnostic(
+                    e.mark or claim.mark,
+                    "unknown-source",
+                    f"claim '{claim.id}': expect names source '{e.source}', which does not resolve",
+                    _suggest(e.source, kb.sources) or "use a source id, or '<kind>@latest'",
+                    record_id=claim.id,
+                )
+            elif not e.source and ref in kb.sources and not kb.sources[ref].checkable:
+                yield Diagnostic(
+                    e.mark or claim.mark,
+                    "unpinned-source",
+                    f"claim '{claim.id}': expect checks source '{ref}', which has no pinned copy",
+                    "name a pinned primary source in the expect's 'source:'",
+                    record_id=claim.id,
+                )
+            if e.op not in ("present", "absent") and e.value is None:
+                yield Diagnostic(
+                    e.mark or claim.mark,
+                    "expect-value",
+                    f"claim '{claim.id}': the '{e.op}' check needs a 'value'",
+                    "add 'value:'",
+                    record_id=claim.id,
+                )
+            if e.op == "count" and (isinstance(e.value, bool) or not isinstance(e.value, int)):
+                yield Diagnostic(
+                    e.mark or claim.mark,
+                    "expect-value",
+                    f"claim '{claim.id}': 'count' takes a whole number, not {shown(e.value)}",
+                    "write e.g. 'value: 9'",
+                    record_id=claim.id,
+                )
+            if e.op == "matches" and isinstance(e.value, str):
+                try:
+                    re.compile(e.value)
+                except re.error as err:
+                    yield Diagnostic(
+                        e.mark or claim.mark,
+                        "expect-value",
+                        f"claim '{claim.id}': the regular expression is invalid: {err}",
+                        "fix the pattern",
+                        record_id=claim.id,
+                    )
+        if not claim.verdict:
+            yield Diagnostic(
+                rec_mark("id"),
+                "no-verdict",
+                f"claim '{claim.id}' has no recorded verdict",
+                "run `a2a-kb check` and record the verdict it computes after review",
+                Severity.WARNING,
+                claim.id,
+            )
+
+
+def _claim_marks(ctx: Context, claim: Claim) -> Callable[[str], Mark]:
+    record = ctx.raw_records.get(id(claim.raw))
+    if record is None:
+        return lambda key: claim.mark
+    return lambda key: record.mark(key)
+
+
+def source_rules(ctx: Context) -> Iterator[Diagnostic]:
+    """Sources use https, name real versions, and keep paths inside their repository."""
+    for record in ctx.loaded.records["source"]:
+        d = record.data
+        sid = str(d.get("id", ""))
+        url = d.get("url")
+        if isinstance(url, str):
+            try:
+                parts = urlsplit(url)
+            except ValueError as e:  # e.g. an unclosed '[' of an IPv6 host
+                yield Diagnostic(
+                    record.mark("url"),
+                    "bad-url",
+                    f"source {shown(sid)}: url {shown(url)} is not a valid URL ({e})",
+                    "write the full https address",
+                    record_id=sid,
+                )
+                parts = None
+            if parts is not None and (parts.scheme != "https" or not parts.netloc):
+                yield Diagnostic(
+                    record.mark("url"),
+                    "https-only",
+                    f"source {shown(sid)}: url {shown(url)} is not an https URL",
+                    "sources are fetched over https only",
+                    record_id=sid,
+                )
+        path = d.get("path")
+        if isinstance(path, str) and (
+            path.startswith(("/", "\\")) or ".." in path.split("/") or "\\" in path
+        ):
+            yield Diagnostic(
+                record.mark("path"),
+                "path-traversal",
+                f"source {shown(sid)}: path {shown(path)} leaves the repository",
+                "give the path relative to the repository root, without '..'",
+                record_id=sid,
+            )
+        if "/" in sid or "\\" in sid or ".." in sid:
+            yield Diagnostic(
+                record.mark("id"),
+                "path-traversal",
+                f"source id {shown(sid)} could name a file outside the cache",
+                "use letters, digits, '-', '.' and one '@'",
+                record_id=sid,
+            )
+        versions = d.get("versions")
+        for i, v in enumerate(versions if isinstance(versions, list) else []):
+            if isinstance(v, str) and v.removeprefix("v") not in ctx.kb.versions:
+                yield Diagnostic(
+                    record.mark(f"versions/{i}"),
+                    "unknown-version",
+                    f"source {shown(sid)} belongs to version {shown(v)}, which does not exist",
+                    _suggest(v.removeprefix("v"), ctx.kb.versions)
+                    or f"known versions: {', '.join(ctx.kb.versions)}",
+                    record_id=sid,
+                )
+
+
+def dates(ctx: Context) -> Iterator[Diagnostic]:
+    """Dates are real calendar dates and not in the future."""
+    for kind, key in (("claim", "reviewed"), ("source", "retrieved")):
+        for record in ctx.loaded.records[kind]:
+            value = record.data.get(key)
+            if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+                continue  # the schema reports the form
+            rid = str(record.data.get("id", ""))
+            try:
+                day = dt.date.fromisoformat(value)
+            except ValueError:
+                yield Diagnostic(
+                    record.mark(key),
+                    "bad-date",
+                    f"{kind} '{rid}': {key} {value} is not a date in the calendar",
+                    "check the day and month",
+                    record_id=rid,
+                )
+                continue
+            if day > ctx.today:
+                yield Diagnostic(
+                    record.mark(key),
+                    "future-date",
+                    f"{kind} '{rid}': {key} {value} is in the future",
+                    f"use a date on or before {ctx.today}",
+                    record_id=rid,
+                )
+
+
+def origins(ctx: Context) -> Iterator[Diagnostic]:
+    """Each origin names a block and an item of the fetched research dossier."""
+    with_origin = [c for c in ctx.kb.claims.values() if c.origin]
+    with_origin_conflicts = [c for c in ctx.kb.conflicts.values() if c.origin]
+    if not with_origin and not with_origin_conflicts:
+        return
+    if ctx.dossier_text is None:
+        source = next((s for s in ctx.kb.sources.values() if s.kind == "dossier"), None)
+        yield Diagnostic(
+            source.mark if source else Mark("sources/secondary.yaml", 1, 1),
+            "dossier-missing",
+            "origins cannot be checked: the research dossier is not in the cache",
+            "run `a2a-kb fetch`",
+            Severity.WARNING,
+        )
+        return
+    index = dossier.blocks(ctx.dossier_text)
+    records: list[Claim | Conflict] = [*with_origin, *with_origin_conflicts]
+    for rec in records:
+        problem = dossier.check_origin(rec.origin, index)
+        if problem:
+            key = rec.origin.rsplit(":", 1)[0]
+            close = dossier.closest(key, index)
+            if key in index:
+                tip = "use the number of an item of that section"
+            elif close:
+                tip = f"did you mean '{close}'?"
+            else:
+                tip = "copy the anchor from the dossier's '— source:' trailer"
+            mark = rec.mark
+            record = ctx.raw_records.get(id(rec.raw))
+            if record is not None:
+                mark = record.mark("origin")
+            yield Diagnostic(
+                mark,
+                "unknown-origin",
+                f"'{rec.id}': origin {rec.origin} {problem}",
+                tip,
+                record_id=rec.id,
+            )
+
+
+def conflict_sides(ctx: Context) -> Iterator[Diagnostic]:
+    """Each side names real claims, and each of those claims lists the conflict."""
+    for record in ctx.loaded.records["conflict"]:
+        conflict = ctx.kb.conflicts.get(str(record.data.get("id")))
+        if conflict is None or conflict.raw is not record.data:
+            continue
+        for si, side in enumerate(conflict.sides):
+            for ci, cid in enumerate(side.claims):
+                mark = record.mark(f"sides/{si}/claims/{ci}")
+                claim = ctx.kb.claims.get(cid)
+                if claim is None:
+                    yield Diagnostic(
+                        mark,
+                        "unknown-claim",
+                        f"conflict {conflict.id} names claim '{cid}', which does not exist",
+                        _suggest(cid, ctx.kb.claims) or "check the id, or write the claim",
+                        record_id=conflict.id,
+                    )
+                elif conflict.id not in claim.conflicts:
+                    yield Diagnostic(
+                        mark,
+                        "conflict-not-listed",
+                        f"conflict {conflict.id} names claim '{cid}', "
+                        f"but that claim does not list {conflict.id}",
+                        f"add {conflict.id} to the claim's conflicts",
+                        record_id=conflict.id,
+                    )
+        if conflict.status == "resolved-in-version" and not conflict.resolved_in:
+            yield Diagnostic(
+                record.mark("status"),
+                "resolved-in",
+                f"conflict {conflict.id} is resolved in a version but names none",
+                "add 'resolved_in: <version>'",
+                record_id=conflict.id,
+            )
+        if conflict.resolved_in and conflict.resolved_in not in ctx.kb.versions:
+            yield Diagnostic(
+                record.mark("resolved_in"),
+                "unknown-version",
+                f"conflict {conflict.id} is resolved in '{conflict.resolved_in}', which does not exist",
+                _suggest(conflict.resolved_in, ctx.kb.versions)
+                or f"known versions: {', '.join(ctx.kb.versions)}",
+                record_id=conflict.id,
+            )
+    for claim in ctx.kb.claims.values():
+        for cid in claim.conflicts:
+            conflict = ctx.kb.conflicts.get(cid)
+            if conflict and not any(claim.id in s.claims for s in conflict.sides):
+                yield Diagnostic(
+                    claim.mark,
+                    "conflict-not-listed",
+                    f"claim '{claim.id}' lists conflict {cid}, but no side of {cid} names it",
+                    f"add '{claim.id}' to a side of {cid}, or drop {cid} from the claim",
+                    Severity.WARNING,
+                    claim.id,
+                )
+
+
+def pinned_sources(ctx: Context) -> Iterator[Diagnostic]:
+    """A source pinned to a commit says where in the repository it lives; a capture's
+    transcript exists in captures/."""
+    for source in ctx.kb.sources.values():
+        if source.local and not (
+            source.path.startswith("captures/") and (ctx.project.root / source.path).is_file()
+        ):
+            yield Diagnostic(
+                source.mark,
+                "missing-capture",
+                f"capture source '{source.id}' names {source.path!r}, which is not a transcript in captures/",
+                "run `a2a-kb capture` or fix the path",
+                record_id=source.id,
+            )
+        if source.commit and not source.path:
+            yield Diagnostic(
+                source.mark,
+                "pinned-path",
+                f"source '{source.id}' has a commit but no path",
+                "add the file's path in the repository",
+                record_id=source.id,
+            )
+        if source.commit and source.commit not in source.url:
+            yield Diagnostic(
+                source.mark,
+                "pinned-url",
+                f"source '{source.id}' is pinned to {source.commit[:7]} "
+                "but its url does not name that commit",
+                "use the raw URL of the pinned commit",
+                record_id=source.id,
+            )
+
+
+RULES: list[Rule] = [
+    unique_ids,
+    claim_references,
+    source_rules,
+    dates,
+    origins,
+    conflict_sides,
+    pinned_sources,
+]

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .layout import record_files_in
 from .project import Project
-from .record_files import record_files_in
 
 # The YAML reader, the schemas and the diagnostics are imported where records are read,
 # not here: `a2a-kb query` lists the record files through this module and, while its

@@ -7,6 +7,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import layout
 from .errors import ConfigurationError
 
 DEFAULT_MAX_AGE_DAYS = 180
@@ -38,8 +39,7 @@ class Project:
 
     @property
     def cache_dir(self) -> Path:
-        override = os.environ.get("A2A_KB_CACHE")
-        return Path(override) if override else self.sources_dir / "cache"
+        return layout.cache_dir(self.root)
 
     @property
     def site_dir(self) -> Path:
@@ -54,12 +54,10 @@ class Project:
     @classmethod
     def find(cls, start: Path | None = None) -> Project:
         """The project containing ``start`` (default: $A2A_KB_ROOT, else the cwd)."""
-        env = os.environ.get("A2A_KB_ROOT")
-        here = Path(env) if env and start is None else (start or Path.cwd())
-        here = here.resolve()
-        for candidate in (here, *here.parents):
-            if (candidate / "claims").is_dir() and (candidate / "sources").is_dir():
-                return cls.at(candidate)
+        root = layout.find_root(start)
+        if root is not None:
+            return cls.at(root)
+        here = (start or Path(os.environ.get("A2A_KB_ROOT") or Path.cwd())).resolve()
         raise ConfigurationError(
             f"no knowledge base found at or above {here} "
             "(tip: run inside a checkout that has claims/ and sources/, or set A2A_KB_ROOT)"

@@ -170,32 +170,20 @@ def select(project: Project, filters: Filters) -> list[dict[str, Any]]:
     return [r for r in rows if filters.keep(r)]
 
 
-def _find_root(root: str | None) -> Path | None:
-    """The project folder by the rules of Project.find (--root, else $A2A_KB_ROOT, else
-    the nearest folder at or above the cwd with claims/ and sources/), or None."""
-    env = os.environ.get("A2A_KB_ROOT")
-    here = Path(root) if root else Path(env) if env else Path.cwd()
-    here = here.resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / "claims").is_dir() and (candidate / "sources").is_dir():
-            return candidate
-    return None
-
-
 def from_index(root: str | None, filters: Filters) -> list[dict[str, Any]] | None:
     """The answer from a current index alone, or None when the index cannot give it (no
     project here, no index, files changed): then :func:`run` takes the full path.
 
     This is the warm path of `a2a-kb query`, so it imports neither the project settings
-    (TOML, dataclasses) nor the YAML reader; the folders are those Project would use."""
-    from .record_files import record_files_in
+    (TOML, dataclasses) nor the YAML reader; :mod:`a2a_kb.layout` gives it the same folders
+    as Project."""
+    from .layout import cache_dir, find_root, record_files_in
 
-    found = _find_root(root)
+    found = find_root(Path(root) if root else None)
     if found is None:
         return None
-    cache_dir = Path(os.environ.get("A2A_KB_CACHE") or found / "sources" / "cache")
     files = record_files_in(found / "sources", found / "claims")
-    rows = _cached_rows(cache_dir / INDEX_NAME, _stamp(files), filters.ids)
+    rows = _cached_rows(cache_dir(found) / INDEX_NAME, _stamp(files), filters.ids)
     return None if rows is None else [r for r in rows if filters.keep(r)]
 
 

@@ -16,10 +16,10 @@ from typing import Any
 
 from slow_server import body_of, serving
 
-from a2a_kb.cache import Cache
 from a2a_kb.diagnostics import Mark
-from a2a_kb.fetch import DEFAULT_CONCURRENCY, fetch
-from a2a_kb.records import Source
+from a2a_kb.records.model import Source
+from a2a_kb.sources.cache import Cache
+from a2a_kb.sources.fetch import DEFAULT_CONCURRENCY, fetch
 
 COUNT = 100
 DELAY = 0.2

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import yaml
 
-import a2a_kb.factstore  # noqa: F401 - imported before the clock starts, like the others
-from a2a_kb.check import check
-from a2a_kb.loader import load, record_files
+import a2a_kb.extract.factstore  # noqa: F401 - imported before the clock starts, like the others
+from a2a_kb.knowledge.check import check
 from a2a_kb.project import Project
-from a2a_kb.validate import validate
+from a2a_kb.records.loader import load, record_files
+from a2a_kb.records.validate import validate
 
 
 def _project(root: Path) -> Project:

@@ -27,14 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from a2a_kb import dossier
-from a2a_kb.cache import Cache, CacheEntry
+from a2a_kb.extract.factstore import FactStore, facts_for
 from a2a_kb.facts import CANONICAL_STATES, Fact, canonical_state
-from a2a_kb.factstore import FactStore, facts_for
-from a2a_kb.fetch import mirror_path
 from a2a_kb.project import Project
-from a2a_kb.records import Source
-from a2a_kb.validate import validate
+from a2a_kb.records import dossier
+from a2a_kb.records.model import Source
+from a2a_kb.records.validate import validate
+from a2a_kb.sources.cache import Cache, CacheEntry
+from a2a_kb.sources.fetch import mirror_path
 
 VERSIONS = 50
 SOURCES = 200

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from a2a_kb.diagnostics import Mark
-from a2a_kb.records import Source
+from a2a_kb.records.model import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 KIND_OF_PATH = {
@@ -25,6 +25,7 @@ KIND_OF_PATH = {
     "docs/topics/key-concepts.md": "docs",
     "docs/whats-new-v1.md": "docs",
     "CHANGELOG.md": "changelog",
+    "specification/json/README.md": "docs",
 }
 
 
@@ -44,8 +45,11 @@ def manifest() -> tuple[dict[str, str], ...]:
 def kind_of(row: dict[str, str]) -> str | None:
     if row["ref"] == "dossier":
         return None  # the research dossier is read by the validator, not by an extractor
+    if row["ref"].startswith("tck-"):
+        return None  # the conformance suite's files are not A2A lifecycle files
     if row["ref"] == "api":
-        return "git-refs"
+        # Branch heads (git/refs/heads, git/ref/heads/main) are not read by an extractor yet.
+        return None if "/heads" in row["path"] else "git-refs"
     return KIND_OF_PATH[row["path"]]
 
 

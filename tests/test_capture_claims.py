@@ -18,8 +18,8 @@ import pytest
 from a2a_kb.capture import VARIANT_ENV, run_captures
 from a2a_kb.cli import main
 from a2a_kb.project import Project
-from a2a_kb.records import Claim
-from a2a_kb.validate import validate
+from a2a_kb.records.model import Claim
+from a2a_kb.records.validate import validate
 
 REPO = Path(__file__).resolve().parent.parent
 VARIANT = "continue-after-input-required"

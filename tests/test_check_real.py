@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from a2a_kb import cli
-from a2a_kb.check import REPORTERS, check
+from a2a_kb.knowledge.check import REPORTERS, check
 from a2a_kb.project import Project
-from a2a_kb.records import VERDICTS
-from a2a_kb.validate import validate
+from a2a_kb.records.model import VERDICTS
+from a2a_kb.records.validate import validate
 
 
 def test_real_kb_checks_clean(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,7 +84,7 @@ def test_drift_turns_claims_drifted(real_kb_env: Path, real_cache: Path, tmp_pat
     """A refresh that finds new bytes behind a pinned source marks its claims drifted."""
     from dataclasses import replace
 
-    from a2a_kb.cache import Cache
+    from a2a_kb.sources.cache import Cache
 
     cache_dir = tmp_path / "cache"
     shutil.copytree(real_cache, cache_dir)

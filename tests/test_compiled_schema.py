@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from a2a_kb.compiled_schema import compile_schema, json_equal
-from a2a_kb.loader import load
 from a2a_kb.project import Project
+from a2a_kb.records.compiled_schema import compile_schema, json_equal
+from a2a_kb.records.loader import load
 from a2a_kb.schemas import KINDS, schema
 
 ROOT = Path(__file__).resolve().parents[1]

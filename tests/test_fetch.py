@@ -29,10 +29,11 @@ import yaml
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from a2a_kb.cache import Cache, sha256_of
 from a2a_kb.diagnostics import Mark
 from a2a_kb.errors import ConfigurationError
-from a2a_kb.fetch import (
+from a2a_kb.records.model import Source
+from a2a_kb.sources.cache import Cache, sha256_of
+from a2a_kb.sources.fetch import (
     FetchReport,
     Outcome,
     SourceResult,
@@ -40,8 +41,7 @@ from a2a_kb.fetch import (
     fetch,
     mirror_path,
 )
-from a2a_kb.http import HttpPolicy
-from a2a_kb.records import Source
+from a2a_kb.sources.http import HttpPolicy
 from conftest import MIRROR, REPO, ScriptedServer, answer, record_reliability
 
 FAST = HttpPolicy(connect_timeout=1, read_timeout=0.3, deadline=0.5, attempts=2, backoff=0.01,
@@ -477,11 +477,11 @@ def test_the_report_as_text_and_json(tmp_path: Path, threaded_httpserver: HTTPSe
 DRIVER = """
 import json, sys, time
 from pathlib import Path
-from a2a_kb.cache import Cache
+from a2a_kb.sources.cache import Cache
 from a2a_kb.diagnostics import Mark
-from a2a_kb.fetch import fetch
-from a2a_kb.http import HttpPolicy
-from a2a_kb.records import Source
+from a2a_kb.sources.fetch import fetch
+from a2a_kb.sources.http import HttpPolicy
+from a2a_kb.records.model import Source
 
 spec = json.loads(Path(sys.argv[1]).read_text())
 sources = [Source(**s, mark=Mark("sources/test.yaml")) for s in spec["sources"]]

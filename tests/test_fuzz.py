@@ -35,13 +35,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from a2a_kb import yamldoc
 from a2a_kb.diagnostics import Diagnostic, Severity
-from a2a_kb.kb import KnowledgeBase
-from a2a_kb.loader import LoadResult, load
 from a2a_kb.project import Project
+from a2a_kb.records import yamldoc
+from a2a_kb.records.kb import KnowledgeBase
+from a2a_kb.records.loader import LoadResult, load
+from a2a_kb.records.validate import validate
 from a2a_kb.schemas import FILE_KEYS, KINDS, schema
-from a2a_kb.validate import validate
 from conftest import make_fixture_kb, record_reliability
 
 EXAMPLES = int(os.environ.get("A2A_KB_FUZZ_EXAMPLES", "2000"))

@@ -17,7 +17,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from a2a_kb.errors import FetchError
-from a2a_kb.http import USER_AGENT, HttpClient, HttpPolicy
+from a2a_kb.sources.http import USER_AGENT, HttpClient, HttpPolicy
 from conftest import CALL_FAILED, ScriptedServer, answer, record_reliability
 
 # Small numbers so that every fault resolves in a fraction of a second.

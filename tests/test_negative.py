@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from a2a_kb.cli import main
-from a2a_kb.yamldoc import MAX_BYTES
+from a2a_kb.records.yamldoc import MAX_BYTES
 from conftest import record_reliability
 
 CORPUS = Path(__file__).resolve().parent / "negative"

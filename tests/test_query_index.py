@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from a2a_kb import cli, query
+from a2a_kb import cli
+from a2a_kb.knowledge import query
 from a2a_kb.project import Project
 
 
@@ -78,7 +79,7 @@ def test_the_command_answers_from_the_index(kb: Path) -> None:
     assert ids(json.loads(done.stdout)) == [claim]
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()}
     # The warm path reads neither YAML nor the project settings, nor validates anything.
-    for heavy in ("yaml", "a2a_kb.yamldoc", "a2a_kb.project", "tomllib", "jsonschema"):
+    for heavy in ("yaml", "a2a_kb.records.yamldoc", "a2a_kb.project", "tomllib", "jsonschema"):
         assert heavy not in imported, heavy
 
 

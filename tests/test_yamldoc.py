@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from a2a_kb import yamldoc
+from a2a_kb.records import yamldoc
 
 
 def parse(text: str | bytes) -> yamldoc.Document:

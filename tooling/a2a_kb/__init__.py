@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .check import CheckResult
-    from .diff import DiffResult
-    from .kb import KnowledgeBase
+    from .knowledge.check import CheckResult
+    from .knowledge.diff import DiffResult
+    from .records.kb import KnowledgeBase
 
 
 def load(root: str | Path | None = None) -> KnowledgeBase:
@@ -31,28 +31,28 @@ def load(root: str | Path | None = None) -> KnowledgeBase:
     Problems in the records do not raise: they are in ``kb.problems`` as diagnostics.
     """
     from .project import Project
-    from .validate import validate
+    from .records.validate import validate
 
     return validate(Project.find(Path(root) if root else None))
 
 
 def verdicts(kb: KnowledgeBase, *, strict: bool = False) -> CheckResult:
-    """Compute every claim's verdict against the cached sources (see :mod:`a2a_kb.check`)."""
-    from .check import check as run
+    """Compute every claim's verdict against the cached sources (see :mod:`a2a_kb.knowledge.check`)."""
+    from .knowledge.check import check as run
 
     return run(kb, strict=strict)
 
 
 def state_table(kb: KnowledgeBase, version: str = "latest") -> dict[str, Any]:
     """The TaskState table of ``version``: numbers, spellings per binding, class per source."""
-    from .states import state_table as table
+    from .knowledge.states import state_table as table
 
     return table(kb, version)
 
 
 def compare(kb: KnowledgeBase, old: str, new: str) -> DiffResult:
-    """Every lifecycle change between two versions (see :mod:`a2a_kb.diff`)."""
-    from .diff import diff as run
+    """Every lifecycle change between two versions (see :mod:`a2a_kb.knowledge.diff`)."""
+    from .knowledge.diff import diff as run
 
     return run(kb, old, new)
 

@@ -31,7 +31,7 @@ def _project(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 def _kb(args: argparse.Namespace, *, fail_on_errors: bool = True):  # type: ignore[no-untyped-def]
     """Load and validate; print diagnostics and stop (exit 1) when the records are broken."""
     from .diagnostics import errors
-    from .validate import validate
+    from .records.validate import validate
 
     kb = validate(_project(args))
     if fail_on_errors and errors(kb.problems):
@@ -55,7 +55,7 @@ def _emit(text: str) -> None:
 def cmd_validate(args: argparse.Namespace) -> int:
     from .diagnostics import errors, sort_key
     from .output import dumps, envelope
-    from .validate import validate
+    from .records.validate import validate
 
     kb = validate(_project(args))
     problems = sorted(kb.problems, key=sort_key)
@@ -104,9 +104,9 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from .cache import Cache
-    from .fetch import fetch
     from .output import dumps, envelope
+    from .sources.cache import Cache
+    from .sources.fetch import fetch
 
     kb = _kb(args, fail_on_errors=False)  # broken claims must not stop the sources being fetched
     mirror = args.mirror or os.environ.get("A2A_KB_MIRROR") or None
@@ -129,7 +129,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .check import REPORTERS, as_json, check
+    from .knowledge.check import REPORTERS, as_json, check
     from .output import dumps, envelope
 
     kb = _kb(args)
@@ -142,7 +142,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_states(args: argparse.Namespace) -> int:
-    from . import states
+    from .knowledge import states
     from .output import dumps, envelope
 
     kb = _kb(args)
@@ -158,7 +158,7 @@ def cmd_states(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from . import diff
+    from .knowledge import diff
     from .output import dumps, envelope
 
     kb = _kb(args)
@@ -175,7 +175,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from . import query
+    from .knowledge import query
 
     filters = query.Filters(
         ids=args.id or [],
@@ -196,7 +196,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_conflicts(args: argparse.Namespace) -> int:
-    from . import conflicts
+    from .knowledge import conflicts
     from .output import dumps, envelope
 
     kb = _kb(args)

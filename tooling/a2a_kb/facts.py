@@ -2,7 +2,7 @@
 
 A fact is addressed by ``kind:subject`` within its source, for example
 ``enum-values:TaskState`` in ``proto@v1.0.0``. Claims check themselves against facts
-through their ``expect`` (see :mod:`a2a_kb.check`).
+through their ``expect`` (see :mod:`a2a_kb.knowledge.check`).
 
 Fact kinds and their values (extractors must use these names):
 

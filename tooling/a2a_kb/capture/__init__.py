@@ -8,6 +8,8 @@ HTTP (:mod:`.wire`, through the recording :mod:`.session`), and its transcript
 
 Only this module and :mod:`.runner` import without the SDK installed; the rest need the
 ``sdk`` extra.
+
+May import: the top-level modules and :mod:`a2a_kb.sources.cache` (atomic writes).
 """
 
 from .runner import (

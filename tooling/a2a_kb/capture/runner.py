@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cache import atomic_write
 from ..errors import ConfigurationError
+from ..sources.cache import atomic_write
 from .transcript import FORMAT_VERSION, Transcript, render
 
 SDK_PACKAGE = "a2a-sdk"

@@ -1,6 +1,6 @@
 """HTTP exchanges between the capture scenarios and the local SDK server.
 
-STYLE keeps every network *fetch* in one module (a2a_kb.http). This module is not a fetch:
+STYLE keeps every network *fetch* in one module (a2a_kb.sources.http). This module is not a fetch:
 it talks only to the server the capture kit itself started on 127.0.0.1, the way a test
 harness talks to the code under test, and it refuses any other host. It is the one place in
 the capture package that does HTTP, so the kit's traffic can be read in one file.

@@ -7,7 +7,10 @@ An extractor that finds nothing where it expects something raises
 :class:`~a2a_kb.errors.ExtractError`; it never returns an empty success.
 
 Extractors do no I/O: the bytes come in with the artifact. Caching by content lives in
-:mod:`a2a_kb.factstore`, keyed by the bytes' sha256 and :data:`EXTRACTOR_VERSIONS`.
+:mod:`a2a_kb.extract.factstore`, keyed by the bytes' sha256 and :data:`EXTRACTOR_VERSIONS`.
+
+May import: the top-level modules, :mod:`a2a_kb.records`, :mod:`a2a_kb.sources.cache`
+and :mod:`a2a_kb.capture.transcript` (the transcript format).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import Callable
 
 from ..errors import ExtractError
 from ..facts import Fact
-from ..records import Source
+from ..records.model import Source
 from . import capture, changelog, git_refs, json_schema, markdown, proto
 from .artifact import Artifact, Draft
 

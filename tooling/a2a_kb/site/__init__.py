@@ -2,4 +2,6 @@
 
 Rendering is pure (knowledge-base data in, Markdown and JSON strings out); only
 :mod:`a2a_kb.site.plugin` and :mod:`a2a_kb.site.build` touch MkDocs and the disk.
+
+May import: every other stage (it renders what they produce), never the CLI.
 """

@@ -10,17 +10,17 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import conflicts, diff, lifecycle, states
-from ..cache import Cache
-from ..check import ClaimResult, FactBook, check
 from ..diagnostics import Diagnostic
 from ..errors import SourceUnavailable
 from ..facts import Fact
-from ..kb import KnowledgeBase
+from ..knowledge import conflicts, diff, lifecycle, states
+from ..knowledge.check import ClaimResult, FactBook, check
 from ..output import generated_at
 from ..project import Project
-from ..records import Source, Version
-from ..validate import validate
+from ..records.kb import KnowledgeBase
+from ..records.model import Source, Version
+from ..records.validate import validate
+from ..sources.cache import Cache
 from .measurements import Benchmark, Reliability, read_benchmark, read_reliability
 
 

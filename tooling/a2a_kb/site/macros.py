@@ -20,8 +20,8 @@ from markdown_it import MarkdownIt
 
 from ..errors import ConfigurationError
 from ..facts import Fact
-from ..kb import KnowledgeBase
-from ..records import Source
+from ..records.kb import KnowledgeBase
+from ..records.model import Source
 from . import escape, paths
 from .links import Linker
 

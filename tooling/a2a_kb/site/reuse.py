@@ -41,7 +41,7 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
-from ..cache import atomic_write
+from ..sources.cache import atomic_write
 
 log = get_plugin_logger(__name__)
 

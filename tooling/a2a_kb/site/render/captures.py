@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 
 from ...capture.transcript import Event, Located, Note, Reply, Request, StreamEnd, parse
-from ...records import Claim, Source
+from ...records.model import Claim, Source
 from .. import paths
 from ..data import SiteData
 from ..links import Linker

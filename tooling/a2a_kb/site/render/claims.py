@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...records import Claim
+from ...records.model import Claim
 from .. import paths
 from ..data import SiteData
 from ..links import Linker

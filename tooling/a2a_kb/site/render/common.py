@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...facts import canonical_state
-from ...records import Claim, Source
+from ...records.model import Claim, Source
 from .. import paths
 from ..data import SiteData
 from ..links import Linker

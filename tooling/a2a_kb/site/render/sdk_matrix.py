@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ...records import Claim, Source
+from ...records.model import Claim, Source
 from .. import paths
 from ..data import SiteData
 from ..links import Linker

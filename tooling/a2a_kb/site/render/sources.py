@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from ...records import Claim, Source
+from ...records.model import Claim, Source
 from .. import paths
 from ..data import SiteData
 from ..links import Linker

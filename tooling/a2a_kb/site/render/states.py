@@ -7,7 +7,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ...records import Claim, Version
+from ...records.model import Claim, Version
 from .. import paths
 from ..data import SiteData
 from ..links import Linker
@@ -77,7 +77,7 @@ class Table:
 
 
 def binding_of(data: SiteData, source_id: str) -> str:
-    """The binding a source's spellings stand for (as :mod:`a2a_kb.states` keys them)."""
+    """The binding a source's spellings stand for (as :mod:`a2a_kb.knowledge.states` keys them)."""
     source = data.kb.sources[source_id]
     if source.kind == "json-schema":
         return "json"

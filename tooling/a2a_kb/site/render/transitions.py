@@ -8,7 +8,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ...records import Claim, Version
+from ...records.model import Claim, Version
 from .. import paths
 from ..data import SiteData
 from ..links import Linker

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...records import Source, Version
+from ...records.model import Source, Version
 from .. import paths
 from ..data import SiteData
 from ..links import Linker

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from .diagnostics import Diagnostic, Mark, Severity
+from ..diagnostics import Diagnostic, Mark, Severity
 
 try:  # libyaml is an order of magnitude faster; fall back when it is not built.
     from yaml import CSafeLoader as _Loader

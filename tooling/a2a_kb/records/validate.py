@@ -2,7 +2,7 @@
 
 Each record is checked against the schema of its kind (a compiled check first; jsonschema
 describes what that check rejects), records that pass become typed records, and then every
-rule of :mod:`a2a_kb.rules` runs over the whole knowledge base, so one run reports every
+rule of :mod:`a2a_kb.records.rules` runs over the whole knowledge base, so one run reports every
 problem. Records that break their schema are left out of the typed knowledge base (their
 ids still count for uniqueness) so that no rule trips on a half-formed record.
 """
@@ -14,16 +14,16 @@ import difflib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .cache import Cache
+from ..diagnostics import Diagnostic
+from ..project import Project
+from ..schemas import KINDS, schema
+from ..sources.cache import Cache
 from .compiled_schema import Check, compile_schema
-from .diagnostics import Diagnostic
 from .kb import KnowledgeBase
 from .loader import LoadResult, RawRecord, collector_paused, load
-from .project import Project
-from .records import Claim, Conflict, Expectation, Side, Source, Version
+from .model import Claim, Conflict, Expectation, Side, Source, Version
 from .rules import RULES, Context
 from .rules import shown as _shown
-from .schemas import KINDS, schema
 from .yamldoc import pointer_escape
 
 if TYPE_CHECKING:  # jsonschema is imported when a record needs its errors described

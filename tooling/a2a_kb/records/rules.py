@@ -17,13 +17,13 @@ from dataclasses import field as dataclass_field
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..diagnostics import Diagnostic, Mark, Severity
+from ..project import Project
+from ..schemas import KINDS
 from . import dossier
-from .diagnostics import Diagnostic, Mark, Severity
 from .kb import KnowledgeBase
 from .loader import LoadResult, RawRecord
-from .project import Project
-from .records import Claim, Conflict
-from .schemas import KINDS
+from .model import Claim, Conflict
 from .yamldoc import excerpt
 
 

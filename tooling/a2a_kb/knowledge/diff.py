@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cache import Cache
+from ..errors import ConfigurationError
+from ..facts import Fact, canonical_state
+from ..records.kb import KnowledgeBase
+from ..records.model import Source
+from ..sources.cache import Cache
 from .check import FactBook
-from .errors import ConfigurationError
-from .facts import Fact, canonical_state
-from .kb import KnowledgeBase
-from .records import Source
 
 SEVERITIES = ("wire-breaking", "source-breaking", "behavioural", "editorial")
 _KIND_ORDER = (

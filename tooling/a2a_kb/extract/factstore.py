@@ -4,7 +4,7 @@ An unchanged source is never parsed twice. One file per content, ``<sha256>.json
 facts directory (``<cache_dir>/facts/``), holds the facts of each kind that has read those
 bytes, each with the version of its extractor; a new extractor version, a missing or
 unreadable file, or a file from another format simply means the bytes are read again.
-Files are replaced atomically (:func:`a2a_kb.cache.atomic_write`), so a reader never sees
+Files are replaced atomically (:func:`a2a_kb.sources.cache.atomic_write`), so a reader never sees
 half a file.
 
 The cached facts carry no source identity: two sources can have the same bytes (the
@@ -19,10 +19,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .cache import atomic_write, sha256_of
-from .extract import EXTRACTOR_VERSIONS, extract
-from .facts import Fact
-from .records import Source
+from ..facts import Fact
+from ..records.model import Source
+from ..sources.cache import atomic_write, sha256_of
+from . import EXTRACTOR_VERSIONS, extract
 
 STORE_FORMAT = 1
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cache import Cache
+from ..facts import CANONICAL_STATES, Fact, canonical_state
+from ..records.kb import KnowledgeBase
+from ..records.model import Source
+from ..sources.cache import Cache
 from .check import FactBook
-from .facts import CANONICAL_STATES, Fact, canonical_state
-from .kb import KnowledgeBase
-from .records import Source
 
 CLASSIFYING_KINDS = ("json-schema", "proto", "spec", "docs")
 # Which binding a source's spelling stands for.
@@ -165,7 +165,7 @@ def _absent_note(state: str | None, table: dict[str, Any]) -> str:
 
 
 def format_table(table: dict[str, Any]) -> str:
-    from .output import table as render
+    from ..output import table as render
 
     bindings = sorted({b for r in table["states"] for b in r["spellings"]})
     sources = table["sources"]

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .cache import Cache
+from ..output import envelope
+from ..records.kb import KnowledgeBase
+from ..sources.cache import Cache
 from .check import FactBook
-from .kb import KnowledgeBase
-from .output import envelope
 from .states import state_table
 
 # Whichever way the sources of one version disagree, the simulator needs one class per

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .diagnostics import Mark
+from ..diagnostics import Mark
 
 VERDICTS = ("verified", "contradicted", "unverifiable", "quote-missing", "stale", "drifted")
 SOURCE_KINDS = (

@@ -1,6 +1,6 @@
 """The fetch stage: fill the cache with verified copies of the pinned sources.
 
-A copy comes from one of three places: the network (through :mod:`a2a_kb.http`), a mirror
+A copy comes from one of three places: the network (through :mod:`a2a_kb.sources.http`), a mirror
 directory laid out as ``<host>/<path>`` of each URL, or — offline — the cache itself. Every
 copy is checked against its pinned sha256 before it is stored, so the cache holds only good
 copies; a failure of any kind is reported for its source and leaves the last good copy
@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import unquote, urlsplit
 
+from ..diagnostics import Diagnostic, Mark
+from ..errors import ConfigurationError, FetchError
+from ..records.model import Source
 from .cache import Cache, CacheEntry, sha256_of
-from .diagnostics import Diagnostic, Mark
-from .errors import ConfigurationError, FetchError
 from .http import Download, HttpClient, HttpPolicy
-from .records import Source
 
 SCHEMA_VERSION = 1
 DEFAULT_CONCURRENCY = 16  # 100 sources at 200 ms each finish in about 1.3 s, not 20 s

@@ -23,13 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cache import Cache, CacheEntry
-from .diagnostics import Diagnostic, Mark, Severity
-from .errors import SourceUnavailable
-from .facts import Fact, canonical_state
-from .kb import KnowledgeBase
-from .loader import collector_paused
-from .records import Claim, Expectation, Source
+from ..diagnostics import Diagnostic, Mark, Severity
+from ..errors import SourceUnavailable
+from ..facts import Fact, canonical_state
+from ..records.kb import KnowledgeBase
+from ..records.loader import collector_paused
+from ..records.model import Claim, Expectation, Source
+from ..sources.cache import Cache, CacheEntry
 
 
 @dataclass
@@ -85,7 +85,7 @@ class FactBook:
     """The facts of every pinned source, extracted on first use and cached by sha256."""
 
     def __init__(self, kb: KnowledgeBase, cache: Cache) -> None:
-        from .factstore import FactStore  # the extract stage is only needed when checking
+        from ..extract.factstore import FactStore  # the extract stage is only needed when checking
 
         self.kb = kb
         self.cache = cache
@@ -115,7 +115,7 @@ class FactBook:
 
     def facts(self, source: Source) -> dict[str, list[Fact]]:
         if source.id not in self._facts:
-            from .factstore import facts_for
+            from ..extract.factstore import facts_for
 
             data = self.text(source).encode("utf-8")
             by_key: dict[str, list[Fact]] = {}

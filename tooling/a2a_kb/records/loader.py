@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .layout import record_files_in
-from .project import Project
+from ..layout import record_files_in
+from ..project import Project
 
 # The YAML reader, the schemas and the diagnostics are imported where records are read,
 # not here: `a2a-kb query` lists the record files through this module and, while its
 # index is current, reads no YAML and reports nothing.
 if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
     from . import yamldoc
-    from .diagnostics import Diagnostic
 
 
 @dataclass
@@ -47,7 +47,7 @@ class LoadResult:
 
 
 def _file_keys() -> dict[str, str]:
-    from .schemas import FILE_KEYS
+    from ..schemas import FILE_KEYS
 
     return FILE_KEYS
 
@@ -114,8 +114,8 @@ def _kind_of(value: Any) -> str:
 def _split(doc: yamldoc.Document, result: LoadResult) -> None:
     import difflib
 
+    from ..diagnostics import Diagnostic, Mark
     from . import yamldoc
-    from .diagnostics import Diagnostic, Mark
 
     file_keys = _file_keys()
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .diagnostics import Diagnostic
-from .errors import ConfigurationError
-from .project import Project
-from .records import Claim, Conflict, Source, Version
+from ..diagnostics import Diagnostic
+from ..errors import ConfigurationError
+from ..project import Project
+from .model import Claim, Conflict, Source, Version
 
 _VERSION = re.compile(r"^v?(\d+\.\d+\.\d+)$")
 

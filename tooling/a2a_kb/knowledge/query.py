@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported only when the index cannot answer (see from_index)
-    from .project import Project
+    from ..project import Project
 
 INDEX_VERSION = 2
 INDEX_NAME = "query-index.jsonl"
@@ -85,7 +85,7 @@ def _stamp(files: list[Path]) -> list[list[Any]]:
 
 
 def _rows_from_files(project: Project, files: list[Path]) -> list[dict[str, Any]]:
-    from .loader import load
+    from ..records.loader import load
 
     loaded = load(project, files)
     authority = {str(r.data.get("id")): r.data.get("authority") for r in loaded.records["source"]}
@@ -117,7 +117,7 @@ def _write_index(path: Path, stamp: list[list[Any]], rows: list[dict[str, Any]])
         starts.append(offset)
         offset += len(line)
     header = {"version": INDEX_VERSION, "stamp": stamp, "buckets": starts}
-    from .cache import atomic_write
+    from ..sources.cache import atomic_write
 
     atomic_write(path, json.dumps(header).encode("utf-8") + b"\n" + b"".join(lines))
 
@@ -157,7 +157,7 @@ def _cached_rows(path: Path, stamp: list[list[Any]], ids: list[str]) -> list[dic
 def select(project: Project, filters: Filters) -> list[dict[str, Any]]:
     """The claims that pass ``filters`` (with their authority, file and line), from the
     index while the record files are unchanged, else read afresh and indexed."""
-    from .loader import record_files
+    from ..records.loader import record_files
 
     files = record_files(project)
     stamp = _stamp(files)
@@ -177,7 +177,7 @@ def from_index(root: str | None, filters: Filters) -> list[dict[str, Any]] | Non
     This is the warm path of `a2a-kb query`, so it imports neither the project settings
     (TOML, dataclasses) nor the YAML reader; :mod:`a2a_kb.layout` gives it the same folders
     as Project."""
-    from .layout import cache_dir, find_root, record_files_in
+    from ..layout import cache_dir, find_root, record_files_in
 
     found = find_root(Path(root) if root else None)
     if found is None:
@@ -196,8 +196,8 @@ def run(project: Project, filters: Filters, *, computed: bool = False) -> list[d
     """The claims that pass ``filters``; with ``computed``, verdicts come from a fresh check."""
     if not computed:
         return select(project, filters)
+    from ..records.validate import validate
     from .check import check
-    from .validate import validate
 
     result = check(validate(project))
     verdicts = {r.claim.id: r.verdict for r in result.results}
@@ -224,7 +224,7 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
         for r in rows:
             writer.writerow([_cell(r.get(c)) for c in columns])
         return buf.getvalue()
-    from .output import table
+    from ..output import table
 
     short = [[_cell(r.get(c))[:70] for c in columns] for r in rows]
     return table(columns, short) + f"\n{len(rows)} claim(s)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .kb import KnowledgeBase
+from ..records.kb import KnowledgeBase
 
 
 def register(kb: KnowledgeBase) -> dict[str, Any]:

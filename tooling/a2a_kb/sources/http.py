@@ -29,8 +29,8 @@ import requests
 import urllib3.exceptions
 from requests.adapters import HTTPAdapter
 
-from . import __version__
-from .errors import FetchError
+from .. import __version__
+from ..errors import FetchError
 
 KiB = 1024
 MiB = 1024 * KiB

@@ -22,6 +22,10 @@ class ConfigurationError(KBError):
 class SourceUnavailable(KBError):
     """A source needed for this step is not in the cache; run `a2a-kb fetch` first."""
 
+    def __init__(self, message: str, source_id: str = "") -> None:
+        super().__init__(message)
+        self.source_id = source_id
+
 
 class FetchError(KBError):
     """One source could not be fetched or verified; the cache keeps its last good copy."""

@@ -38,6 +38,8 @@ class ClaimResult:
     verdict: str
     message: str
     evidence: list[Fact] = field(default_factory=list)
+    # The source whose pinned copy the cache lacks, which kept this claim from being checked.
+    blocked_by: str = ""
 
     @property
     def changed(self) -> bool:
@@ -102,13 +104,15 @@ class FactBook:
                     self._text[source.id] = path.read_text("utf-8")
                 except OSError as e:
                     raise SourceUnavailable(
-                        f"source '{source.id}': cannot read {source.path}: {e.strerror}"
+                        f"source '{source.id}': cannot read {source.path}: {e.strerror}",
+                        source.id,
                     ) from e
                 return self._text[source.id]
             data = self.cache.content(source.id, source.sha256)
             if data is None:
                 raise SourceUnavailable(
-                    f"source '{source.id}' is not in the cache (tip: run `a2a-kb fetch`)"
+                    f"source '{source.id}' is not in the cache (tip: run `a2a-kb fetch`)",
+                    source.id,
                 )
             self._text[source.id] = data.decode("utf-8", "replace")
         return self._text[source.id]
@@ -141,6 +145,9 @@ class FactBook:
                 f"last fetched {entry.sha256[:12]}… on {entry.fetched_at[:10]}"
             )
         return ""
+
+    def has_pinned_copy(self, source: Source) -> bool:
+        return source.local or self.cache.has_blob(source.sha256)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -197,7 +204,18 @@ def _show(value: Any, limit: int = 160) -> str:
 
 
 def evaluate(claim: Claim, kb: KnowledgeBase, book: FactBook) -> ClaimResult:
-    """The verdict of one claim, with a message that says why."""
+    """The verdict of one claim, with a message that says why.
+
+    A source whose pinned copy cannot be had stops this claim only: it is ``unverifiable``
+    (``drifted`` when a refresh saw the source move), and names the source that blocked it.
+    """
+    try:
+        return _evaluate(claim, kb, book)
+    except SourceUnavailable as e:
+        return ClaimResult(claim, "unverifiable", str(e), blocked_by=e.source_id)
+
+
+def _evaluate(claim: Claim, kb: KnowledgeBase, book: FactBook) -> ClaimResult:
     involved: list[Source] = []
     own = kb.sources.get(claim.source)
     if own is not None and own.checkable:
@@ -218,7 +236,8 @@ def evaluate(claim: Claim, kb: KnowledgeBase, book: FactBook) -> ClaimResult:
     for source in involved:
         why = book.drifted(source)
         if why:
-            return ClaimResult(claim, "drifted", why)
+            blocked = "" if book.has_pinned_copy(source) else source.id
+            return ClaimResult(claim, "drifted", why, blocked_by=blocked)
 
     if claim.quote and own is not None and own.checkable:
         text = book.text(own)
@@ -282,9 +301,9 @@ def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = No
     cache = Cache(kb.project.cache_dir)
     book = FactBook(kb, cache)
     results = [evaluate(claim, kb, book) for claim in kb.claims.values()]
-    problems: list[Diagnostic] = []
+    problems = _unavailable_sources(kb, book, results)
     for r in results:
-        if r.changed:
+        if r.changed and not r.blocked_by:  # those are named in their source's diagnostic
             recorded = r.claim.verdict or "nothing"
             problems.append(
                 Diagnostic(
@@ -297,6 +316,37 @@ def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = No
             )
     problems += _aged_sources(kb, strict, today or _today(kb))
     return CheckResult(results, problems)
+
+
+def _unavailable_sources(
+    kb: KnowledgeBase, book: FactBook, results: list[ClaimResult]
+) -> list[Diagnostic]:
+    """One error per source whose pinned copy is missing: the claims it kept from being
+    checked, and the command that brings the source back."""
+    blocked: dict[str, list[str]] = {}
+    for r in results:
+        if r.blocked_by:
+            blocked.setdefault(r.blocked_by, []).append(r.claim.id)
+    problems = []
+    for source_id, claim_ids in blocked.items():
+        source = kb.sources[source_id]
+        moved = book.drifted(source)
+        if moved:
+            upstream = (book.cache.entry(source.id) or CacheEntry("", "", 0, "")).upstream_sha256
+            why = (f"source '{source.id}' has no pinned copy: upstream now serves "
+                   f"{upstream[:12]}…, not the pinned {source.sha256[:12]}…")
+            tip = (f"review what changed, then `a2a-kb pin {source.id}` writes the new pin "
+                   f"into {source.mark.path} and `a2a-kb fetch` stores the copy")
+        else:
+            why = f"source '{source.id}' is not in the cache"
+            tip = "run `a2a-kb fetch` (with the network, or --mirror DIR)"
+        shown = ", ".join(claim_ids[:12]) + (f" and {len(claim_ids) - 12} more"
+                                             if len(claim_ids) > 12 else "")
+        problems.append(Diagnostic(
+            source.mark, "source-unavailable",
+            f"{why}; {len(claim_ids)} claim(s) could not be checked: {shown}",
+            tip, record_id=source.id))
+    return problems
 
 
 def _today(kb: KnowledgeBase) -> dt.date:

@@ -40,7 +40,9 @@ class CacheEntry:
     etag: str = ""
     last_modified: str = ""
     # What the source's URL served at the last refresh when that no longer matched the pin
-    # (the source drifted); empty while the URL still serves the pinned copy.
+    # (the source drifted); empty while the URL still serves the pinned copy. A moving
+    # source that drifted before any good copy was stored has an entry with an empty
+    # sha256: no blob, only this news.
     upstream_sha256: str = ""
 
 
@@ -170,7 +172,7 @@ class Cache:
             if data is not None:
                 return data
         found = self.entry(source_id)
-        if found is None:
+        if found is None or not found.sha256:
             return None
         return self.read_blob(found.sha256)
 
@@ -204,6 +206,6 @@ class Cache:
                 if sha256_of(path.read_bytes()) != path.name:
                     problems.append(f"{path}: content does not match its sha256 name")
         for sid, e in self.entries().items():
-            if not self.has_blob(e.sha256):
+            if e.sha256 and not self.has_blob(e.sha256):
                 problems.append(f"index entry {sid} points at missing blob {e.sha256[:12]}")
         return problems

@@ -369,9 +369,13 @@ class _Run:
             source, Outcome.DRIFTED, self.via, sha256=source.sha256 if known else "",
             upstream_sha256=got, size=size, rule="drifted",
             message=f"changed upstream: pinned {_short(source.sha256)}, now {_short(got)}; {kept}",
-            tip=f"review the change, then update sha256 (and retrieved) in {source.mark.path}",
+            tip=f"review the change, then `a2a-kb pin {source.id}` (it rewrites {source.mark.path})",
         )
-        return result, replace(known, upstream_sha256=got) if known else None
+        if known is None:
+            # No good copy to keep, but the news is kept: `check` then says the source moved
+            # (and which command re-pins it) instead of only that it is not in the cache.
+            return result, CacheEntry("", source.url, 0, _now(), upstream_sha256=got)
+        return result, replace(known, upstream_sha256=got)
 
     def _transfer(self, source: Source, known: CacheEntry | None) -> Download:
         """The source's bytes from the mirror, or from the network (conditionally if we can)."""

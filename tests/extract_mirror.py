@@ -48,8 +48,7 @@ def kind_of(row: dict[str, str]) -> str | None:
     if row["ref"].startswith("tck-"):
         return None  # the conformance suite's files are not A2A lifecycle files
     if row["ref"] == "api":
-        # Branch heads (git/refs/heads, git/ref/heads/main) are not read by an extractor yet.
-        return None if "/heads" in row["path"] else "git-refs"
+        return "git-refs"
     return KIND_OF_PATH[row["path"]]
 
 

@@ -75,3 +75,39 @@ def test_answers_of_another_shape_are_errors(data: bytes) -> None:
     source, _ = at("api", "git/refs/tags")
     with pytest.raises(ExtractError, match="git-refs@api"):
         extract(source, data)
+
+
+def test_branch_heads_give_each_branch_its_commit() -> None:
+    source, data = at("api", "git/refs/heads")
+    facts = {f.key: f for f in extract(source, data)}
+    assert {k for k in facts if k.startswith("branch-commit:")} == {
+        "branch-commit:0.3.0-beta-x", "branch-commit:0.3.x", "branch-commit:1.0-dev",
+        "branch-commit:formatting", "branch-commit:main", "branch-commit:refactoring"}
+    assert facts["branch-commit:1.0-dev"].value == "357c4a87afa2818731590647cccbea31c31733a2"
+    assert facts["branch-commit:0.3.x"].value == "eb1f804c27ea25db8805264d9ed2d7ca077a7776"
+    head = facts["branch-commit:main"]
+    assert head.value == "410ba92e1b264df895e1fe6eccfe22db7aeaab06"
+    lines = data.decode().splitlines()
+    assert '"ref": "refs/heads/main"' in "\n".join(lines[head.line_start - 1:head.line_end])
+
+
+def test_one_branch_ref_gives_its_commit() -> None:
+    source, data = at("api", "git/ref/heads/main")
+    facts = extract(source, data)
+    assert [(f.key, f.value) for f in facts] == [
+        ("branch-commit:main", "16ba52690519bf55b9388e34d4db356efa88aa51")]
+    assert (facts[0].line_start, facts[0].line_end) == (1, len(data.decode().splitlines()))
+
+
+def test_the_head_of_main_is_the_commit_the_main_version_pins() -> None:
+    refs = json.loads((mirror_dir() / "a2a-refs.json").read_text("utf-8"))
+    main = next(r for r in refs if r["ref"] == "main")
+    source, data = at("api", "git/ref/heads/main")
+    assert extract(source, data)[0].value == main["commit"]
+
+
+def test_a_ref_to_something_else_is_not_a_fact_and_nothing_at_all_is_an_error() -> None:
+    source, _ = at("api", "git/ref/heads/main")
+    note = b'[{"ref": "refs/notes/commits", "object": {"sha": "ab", "type": "commit"}}]'
+    with pytest.raises(ExtractError, match="no tags or branches"):
+        extract(source, note)

@@ -36,9 +36,8 @@ def all_facts() -> tuple[tuple[Source, bytes, tuple[Fact, ...]], ...]:
 
 def test_every_mirrored_file_has_an_extractor_and_facts() -> None:
     rows = [row for row in manifest() if kind_of(row)]
-    # all but the dossier, the conformance suite's files and the branch-head answers
-    skipped = [row for row in manifest() if row["ref"] == "dossier" or row["ref"].startswith("tck-")
-               or (row["ref"] == "api" and "/heads" in row["path"])]
+    # all but the dossier and the conformance suite's files
+    skipped = [row for row in manifest() if row["ref"] == "dossier" or row["ref"].startswith("tck-")]
     assert len(rows) == len(manifest()) - len(skipped)
     assert {kind_of(row) for row in rows} == set(EXTRACTORS) - {"capture"}  # captures live in captures/
     for source, data, facts in all_facts():
@@ -116,6 +115,10 @@ def _check_sha(fact: Fact, text: str) -> None:
     assert fact.value in text
 
 
+def _check_branch(fact: Fact, text: str) -> None:
+    assert f'"refs/heads/{fact.subject}"' in text and fact.value in text
+
+
 def _check_date(fact: Fact, text: str) -> None:
     raw = json.loads("{" + text.strip().rstrip(",") + "}")["date"]
     assert git_refs.utc(raw) == fact.value
@@ -144,6 +147,7 @@ CHECKS: dict[str, Callable[[Fact, str], None]] = {
     "tag-commit": _check_sha,
     "tag-object": _check_sha,
     "tag-date": _check_date,
+    "branch-commit": _check_branch,
     "commit-date": _check_date,
     "commit-author-date": _check_date,
 }

@@ -38,6 +38,7 @@ release-date            <version> e.g. 1.0.0        "YYYY-MM-DD"
 tag-commit              <tag> e.g. v1.0.0           full commit sha
 tag-object              <tag>                       sha of the annotated tag object
 tag-date                <tag>                       "YYYY-MM-DDTHH:MM:SSZ" (UTC, tagger)
+branch-commit           <branch> e.g. main          full sha of the commit at the branch's head
 commit-date             <sha>                       "YYYY-MM-DDTHH:MM:SSZ" (UTC, committer)
 capture-sdk             <scenario>                  {"package": str, "version": str} that ran it
 capture-states          <scenario>                  canonical states seen, requests taken in

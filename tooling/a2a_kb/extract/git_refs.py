@@ -1,9 +1,11 @@
-"""Facts of the GitHub API's answers about the A2A repository's tags and commits.
+"""Facts of the GitHub API's answers about a repository's tags, branches and commits.
 
-Three answers, told apart by their shape (so the facts depend on the bytes alone):
+Four answers, told apart by their shape (so the facts depend on the bytes alone):
 
-- ``git/refs/tags``: a list of refs. A lightweight tag points at its commit (tag-commit);
-  an annotated tag points at a tag object (tag-object), whose answer is the next one.
+- ``git/refs/tags`` and ``git/refs/heads``: a list of refs. A lightweight tag points at its
+  commit (tag-commit); an annotated tag points at a tag object (tag-object), whose answer
+  is the next one. A branch points at the commit of its head (branch-commit).
+- ``git/ref/heads/<branch>``: one ref, the same as one item of that list.
 - ``git/tags/<sha>``: an annotated tag: its commit (tag-commit) and its tagger's date
   (tag-date).
 - ``commits/<sha>``: the committer's date (commit-date) and the author's date
@@ -22,7 +24,7 @@ from ..facts import Fact
 from .artifact import Artifact, Draft
 from .json_positions import Pointer, Span, locate
 
-VERSION = "1"
+VERSION = "2"
 
 
 def utc(stamp: str) -> str:
@@ -46,33 +48,42 @@ def extract(artifact: Artifact) -> list[Fact]:
     spans = locate(text)
     try:
         if isinstance(answer, list):
-            drafts = _refs(answer, spans)
+            drafts = _refs(answer, spans, ())
+        elif isinstance(answer, dict) and "ref" in answer and "object" in answer:
+            drafts = _refs([answer], spans, None)
         elif isinstance(answer, dict) and "tagger" in answer:
             drafts = _annotated_tag(answer, spans)
         elif isinstance(answer, dict) and isinstance(answer.get("commit"), dict):
             drafts = _commit(answer, spans)
         else:
-            raise artifact.fail(
-                "not a GitHub answer for git/refs/tags, git/tags/<sha> or commits/<sha>")
+            raise artifact.fail("not a GitHub answer for git/refs/tags, git/refs/heads, "
+                                "git/ref/heads/<branch>, git/tags/<sha> or commits/<sha>")
     except (KeyError, TypeError, ValueError) as e:
         raise artifact.fail(
             f"unexpected shape of the GitHub answer ({type(e).__name__}: {e})") from e
     if not drafts:
-        raise artifact.fail("no tags in the answer")
+        raise artifact.fail("no tags or branches in the answer")
     return artifact.facts(drafts)
 
 
-def _refs(refs: list[Any], spans: dict[Pointer, Span]) -> list[Draft]:
+def _refs(refs: list[Any], spans: dict[Pointer, Span], at: Pointer | None) -> list[Draft]:
+    """Facts of a list of refs (``at`` is the list's pointer), or of one ref (``at`` None:
+    the whole answer is the ref)."""
     drafts = []
     for index, ref in enumerate(refs):
         name = str(ref["ref"])
-        if not name.startswith("refs/tags/"):
-            continue
-        tag = name.removeprefix("refs/tags/")
         target = ref["object"]
-        kind = {"commit": "tag-commit", "tag": "tag-object"}.get(target["type"])
+        if name.startswith("refs/tags/"):
+            subject = name.removeprefix("refs/tags/")
+            kind = {"commit": "tag-commit", "tag": "tag-object"}.get(target["type"])
+        elif name.startswith("refs/heads/"):
+            subject = name.removeprefix("refs/heads/")
+            kind = "branch-commit" if target["type"] == "commit" else None
+        else:
+            continue
         if kind:
-            drafts.append(Draft(kind, tag, str(target["sha"]), *spans[(index,)]))
+            span = spans[(*at, index)] if at is not None else spans[()]
+            drafts.append(Draft(kind, subject, str(target["sha"]), *span))
     return drafts
 
 

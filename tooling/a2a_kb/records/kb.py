@@ -10,13 +10,43 @@ from ..errors import ConfigurationError
 from ..project import Project
 from .model import Claim, Conflict, Source, Version
 
-_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+)$")
+_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z][0-9A-Za-z.]*)?)$")
+_NUMBERED = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z][0-9A-Za-z.]*))?$")
 
 
 def normalize_version(name: str) -> str:
-    """'v0.3.0' → '0.3.0'; other names ('draft', 'main', 'latest') are kept."""
+    """'v0.3.0' → '0.3.0', 'v1.0.0-rc' → '1.0.0-rc'; other names ('draft', 'main',
+    'latest') are kept."""
     m = _VERSION.match(name.strip())
     return m.group(1) if m else name.strip()
+
+
+def version_key(name: str) -> tuple[int, tuple[int, ...], int, tuple[tuple[int, int | str], ...]]:
+    """Where a version id sorts: ``draft`` first, then numbered versions in semantic-version
+    order (a prerelease such as ``1.0.0-rc`` before its release), then ``main`` and any other
+    name. The order of sources/versions.yaml must agree with it.
+
+    >>> sorted(["main", "1.0.0", "0.3.0", "1.0.0-rc", "draft"], key=version_key)
+    ['draft', '0.3.0', '1.0.0-rc', '1.0.0', 'main']
+    """
+    found = _NUMBERED.match(normalize_version(name))
+    if name == "draft":
+        return (0, (), 0, ())
+    if found is None:
+        return (2, (), 0, ())
+    numbers = tuple(int(found.group(i)) for i in (1, 2, 3))
+    pre = found.group(4)
+    if pre is None:
+        return (1, numbers, 1, ())
+    # Semantic versioning: numeric identifiers compare as numbers and before words.
+    parts = tuple((0, int(p)) if p.isdigit() else (1, p) for p in pre.split("."))
+    return (1, numbers, 0, parts)
+
+
+def is_prerelease(name: str) -> bool:
+    """Whether a version id names a prerelease (``1.0.0-rc``)."""
+    found = _NUMBERED.match(normalize_version(name))
+    return bool(found and found.group(4))
 
 
 @dataclass
@@ -43,7 +73,7 @@ class KnowledgeBase:
         return released[-1]
 
     def version(self, name: str) -> Version:
-        """Resolve '0.3.0', 'v0.3.0', 'latest', 'main' or 'draft' to a version."""
+        """Resolve '0.3.0', 'v0.3.0', '1.0.0-rc', 'latest', 'main' or 'draft' to a version."""
         key = normalize_version(name)
         if key == "latest":
             return self.latest

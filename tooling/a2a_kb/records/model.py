@@ -43,6 +43,11 @@ class Version:
     def tag(self) -> str:
         return self.ref
 
+    @property
+    def prerelease(self) -> bool:
+        """A release candidate or similar: tagged, but not a release (``1.0.0-rc``)."""
+        return "-" in self.id and self.id[:1].isdigit()
+
 
 @dataclass
 class Source:

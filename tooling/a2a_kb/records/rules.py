@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import itertools
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from ..diagnostics import Diagnostic, Mark, Severity
 from ..project import Project
 from ..schemas import KINDS
 from . import dossier
-from .kb import KnowledgeBase
+from .kb import KnowledgeBase, version_key
 from .loader import LoadResult, RawRecord
 from .model import Claim, Conflict
 from .yamldoc import excerpt
@@ -434,8 +435,27 @@ def pinned_sources(ctx: Context) -> Iterator[Diagnostic]:
             )
 
 
+def versions_in_order(ctx: Context) -> Iterator[Diagnostic]:
+    """sources/versions.yaml lists versions oldest first: every page, table and diff takes
+    its order from there, so a version out of place (a prerelease after its release) is an
+    error."""
+    versions = ctx.kb.ordered_versions
+    for before, version in itertools.pairwise(versions):
+        same_file = before.mark.path == version.mark.path
+        if same_file and version_key(version.id) < version_key(before.id):
+            yield Diagnostic(
+                version.mark,
+                "version-order",
+                f"version '{version.id}' comes after '{before.id}' in the file but is older",
+                f"move it before '{before.id}' (draft first, then by semantic version, a "
+                "prerelease before its release, main last); `a2a-kb add-version` places it",
+                record_id=version.id,
+            )
+
+
 RULES: list[Rule] = [
     unique_ids,
+    versions_in_order,
     claim_references,
     source_rules,
     dates,

@@ -29,7 +29,7 @@ MACRO = re.compile(r"\{\{(?P<body>[^{}\n]*)\}\}")
 KNOWN = ("spec", "proto", "claim", "conflict")
 _SECTION = re.compile(r"^§?(?P<n>\d+(?:\.\d+)*)$")
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$")
-_VERSION = re.compile(r"^(?:v?\d+\.\d+\.\d+|latest|main|draft)$")
+_VERSION = re.compile(r"^(?:v?\d+\.\d+\.\d+(?:-[0-9A-Za-z][0-9A-Za-z.]*)?|latest|main|draft)$")
 
 
 class MacroError(Exception):

@@ -56,6 +56,7 @@ def test_design_commands_exist() -> None:
         "build",
         "serve",
         "capture",
+        "pin",
     ]
     assert sorted(subcommands()) == sorted(design)
 

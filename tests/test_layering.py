@@ -15,7 +15,9 @@ TOP = {"errors", "diagnostics", "layout", "project", "output", "facts", "schemas
 # stage → the stages (or single modules) it may import, besides itself and the top level.
 ALLOWED: dict[str, set[str]] = {
     "records": {"sources.cache"},
-    "sources": {"records"},
+    # watch, pin and add-version read live tag lists and branch heads with the git-refs
+    # extractor: one reader of those answers, not a second one in the fetch stage.
+    "sources": {"records", "extract"},
     "extract": {"records", "sources.cache", "capture.transcript"},
     "knowledge": {"records", "sources", "extract"},
     "capture": {"sources.cache"},

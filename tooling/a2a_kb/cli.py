@@ -230,6 +230,29 @@ def cmd_capture(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
 
+def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """Upstream as it is now: the network, a mirror, or endpoints pointed elsewhere."""
+    from .sources.upstream import Endpoints, Reader
+
+    mirror = args.mirror or os.environ.get("A2A_KB_MIRROR") or None
+    if mirror and not Path(mirror).is_dir():
+        from .errors import ConfigurationError
+
+        raise ConfigurationError(f"the mirror {mirror} is not a directory")
+    return Reader(Endpoints.parse(args.upstream or []), mirror=Path(mirror) if mirror else None)
+
+
+def cmd_pin(args: argparse.Namespace) -> int:
+    from .output import dumps, envelope
+    from .sources.pin import pin
+
+    kb = _kb(args)
+    with _reader(args) as reader:
+        report = pin(kb, reader, args.sources, all_drifted=args.all_drifted)
+    _emit(dumps(envelope(report.as_json())) if args.format == "json" else report.format_text())
+    return EXIT_OK if report.ok else EXIT_FINDINGS
+
+
 # --- parser -------------------------------------------------------------------------------
 
 
@@ -271,7 +294,7 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     sp = add(
         "schema", cmd_schema, "Print the JSON Schema of a record kind (all kinds without KIND)."
     )
-    sp.add_argument("kind", nargs="?", choices=["claim", "source", "conflict", "version"])
+    sp.add_argument("kind", nargs="?", choices=["claim", "source", "conflict", "version", "upstream"])
 
     sp = add("fetch", cmd_fetch, "Fill and verify the source cache from the network or a mirror.")
     sp.add_argument(
@@ -355,6 +378,30 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
 
     sp = add("serve", cmd_serve, "Preview the site with live reload.")
     sp.add_argument("--address", default="127.0.0.1:8000", help="host:port to serve on")
+
+    def upstream_options(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--mirror", metavar="DIR",
+            help="read upstream from a mirror laid out as <host>/<path> (default: $A2A_KB_MIRROR)",
+        )
+        sp.add_argument(
+            "--upstream", action="append", metavar="NAME=URL",
+            help="read an upstream service from URL: github-api, github-raw, pypi, npm, or "
+            "pages (every other page, at URL/<host>/<path>); repeatable; also $A2A_KB_UPSTREAM",
+        )
+
+    sp = add(
+        "pin", cmd_pin,
+        "Take upstream's current copy of sources as their new pins (sha256, commit, "
+        "retrieved), keeping the YAML's comments and layout.",
+    )
+    sp.add_argument("sources", nargs="*", metavar="SOURCE", help="the id of a source to re-pin")
+    sp.add_argument(
+        "--all-drifted", action="store_true",
+        help="re-pin every pinned source whose upstream copy no longer matches its pin",
+    )
+    upstream_options(sp)
+    sp.add_argument("--format", choices=["text", "json"], default="text", help="output format")
 
     sp = add("capture", cmd_capture, "Run the real SDK scenarios; write or compare transcripts.")
     sp.add_argument(

@@ -32,10 +32,11 @@ class FetchError(KBError):
 
     exit_code = 1
 
-    def __init__(self, source_id: str, message: str) -> None:
+    def __init__(self, source_id: str, message: str, status: int | None = None) -> None:
         super().__init__(f"{source_id}: {message}")
         self.source_id = source_id
         self.reason = message
+        self.status = status  # the HTTP status of the last answer, when there was one
 
 
 class ExtractError(KBError):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..diagnostics import Diagnostic
 from ..errors import ConfigurationError
 from ..project import Project
-from .model import Claim, Conflict, Source, Version
+from .model import Claim, Conflict, Source, Upstream, Version
 
 _VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z][0-9A-Za-z.]*)?)$")
 _NUMBERED = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z][0-9A-Za-z.]*))?$")
@@ -58,6 +58,7 @@ class KnowledgeBase:
     sources: dict[str, Source] = field(default_factory=dict)
     claims: dict[str, Claim] = field(default_factory=dict)
     conflicts: dict[str, Conflict] = field(default_factory=dict)
+    upstream: dict[str, Upstream] = field(default_factory=dict)
     problems: list[Diagnostic] = field(default_factory=list)
 
     @property

@@ -162,3 +162,43 @@ class Conflict:
     resolved_in: str = ""
     origin: str = ""
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class Branch:
+    """A branch watch follows; its pinned head is a version's commit or a commit of its own."""
+
+    name: str
+    mark: Mark
+    version: str = ""
+    commit: str = ""
+
+
+@dataclass
+class TrackedFile:
+    """A file every version of a repository may have, and how its sources are named."""
+
+    path: str
+    source: str  # the id before '@': json-schema for json-schema@v0.3.0
+    kind: str
+    title: str
+    binding: str = ""
+
+
+@dataclass
+class Upstream:
+    """Something upstream that `a2a-kb watch` consults (sources/upstream.yaml): a GitHub
+    repository with its tag list, branches and lifecycle files, or a package's releases on
+    PyPI or npm."""
+
+    id: str
+    kind: str  # repository, pypi or npm
+    mark: Mark
+    repository: str = ""  # owner/name
+    tags: str = ""  # the source holding the tag list
+    branches: list[Branch] = field(default_factory=list)
+    files: list[TrackedFile] = field(default_factory=list)
+    package: str = ""
+    releases: list[str] = field(default_factory=list)
+    notes: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)

@@ -453,6 +453,39 @@ def versions_in_order(ctx: Context) -> Iterator[Diagnostic]:
             )
 
 
+def upstream_references(ctx: Context) -> Iterator[Diagnostic]:
+    """What sources/upstream.yaml names exists: the tag list is a pinned git-refs source,
+    a branch's version is a version, and a repository's files are named once each."""
+    kb = ctx.kb
+    for item in kb.upstream.values():
+        if item.tags:
+            source = kb.sources.get(item.tags)
+            if source is None or source.kind != "git-refs" or not source.pinned:
+                yield Diagnostic(
+                    item.mark, "unknown-source",
+                    f"upstream '{item.id}' reads its tags from {shown(item.tags)}, which is not "
+                    "a pinned git-refs source",
+                    _suggest(item.tags, kb.sources) or "name the source of its git/refs/tags answer",
+                    record_id=item.id)
+        for branch in item.branches:
+            if branch.version and branch.version not in kb.versions:
+                yield Diagnostic(
+                    branch.mark, "unknown-version",
+                    f"upstream '{item.id}' pins branch {shown(branch.name)} at version "
+                    f"{shown(branch.version)}, which does not exist",
+                    _suggest(branch.version, kb.versions)
+                    or f"known versions: {', '.join(kb.versions)}",
+                    record_id=item.id)
+        names = [b.name for b in item.branches]
+        paths = [f.path for f in item.files]
+        for what, values in (("branch", names), ("file", paths)):
+            for value in sorted({v for v in values if values.count(v) > 1}):
+                yield Diagnostic(
+                    item.mark, "duplicate-id",
+                    f"upstream '{item.id}' names the {what} {shown(value)} twice",
+                    f"keep one entry per {what}", record_id=item.id)
+
+
 RULES: list[Rule] = [
     unique_ids,
     versions_in_order,
@@ -462,4 +495,5 @@ RULES: list[Rule] = [
     origins,
     conflict_sides,
     pinned_sources,
+    upstream_references,
 ]

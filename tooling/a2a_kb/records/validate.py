@@ -21,7 +21,17 @@ from ..sources.cache import Cache
 from .compiled_schema import Check, compile_schema
 from .kb import KnowledgeBase
 from .loader import LoadResult, RawRecord, collector_paused, load
-from .model import Claim, Conflict, Expectation, Side, Source, Version
+from .model import (
+    Branch,
+    Claim,
+    Conflict,
+    Expectation,
+    Side,
+    Source,
+    TrackedFile,
+    Upstream,
+    Version,
+)
 from .rules import RULES, Context
 from .rules import shown as _shown
 from .yamldoc import pointer_escape
@@ -35,11 +45,12 @@ _ID_TIPS = {
     "source": "source ids are lowercase '<name>@<ref>', e.g. spec@v1.0.0: letters, digits, "
     "'.', '-' and one '@'",
     "conflict": "conflict ids look like D1, D1a or D12",
-    "version": "versions are written 0.3.0, v0.3.0, draft or main",
+    "version": "versions are written 0.3.0, v0.3.0, 1.0.0-rc, draft or main",
+    "upstream": "upstream ids are lowercase letters, digits, '.' and '-'",
 }
 _FIELD_TIPS = {
-    "versions": "versions are written 0.3.0, v0.3.0, draft or main",
-    "resolved_in": "versions are written 0.3.0, v0.3.0, draft or main",
+    "versions": "versions are written 0.3.0, v0.3.0, 1.0.0-rc, draft or main",
+    "resolved_in": "versions are written 0.3.0, v0.3.0, 1.0.0-rc, draft or main",
     "claims": "claim ids are kebab-case: lowercase letters, digits and single hyphens",
     "related": "claim ids are kebab-case: lowercase letters, digits and single hyphens",
     "source": "name a source id such as spec@v1.0.0, or '<kind>@latest'",
@@ -342,6 +353,7 @@ def _build(kb: KnowledgeBase, valid: dict[str, list[RawRecord]]) -> None:
                 raw=d,
             ),
         )
+    _build_upstream(kb, valid["upstream"])
     for r in valid["conflict"]:
         d = r.data
         kb.conflicts.setdefault(
@@ -359,6 +371,22 @@ def _build(kb: KnowledgeBase, valid: dict[str, list[RawRecord]]) -> None:
                 raw=d,
             ),
         )
+
+
+def _build_upstream(kb: KnowledgeBase, records: list[RawRecord]) -> None:
+    for r in records:
+        d = r.data
+        branches = [
+            Branch(b["name"], r.mark(f"branches/{n}"), str(b.get("version", "")).removeprefix("v"),
+                   b.get("commit", ""))
+            for n, b in enumerate(d.get("branches", []))
+        ]
+        files = [TrackedFile(f["path"], f["source"], f["kind"], f["title"], f.get("binding", ""))
+                 for f in d.get("files", [])]
+        kb.upstream.setdefault(d["id"], Upstream(
+            id=d["id"], kind=d["kind"], mark=r.mark(), repository=d.get("repository", ""),
+            tags=d.get("tags", ""), branches=branches, files=files, package=d.get("package", ""),
+            releases=[str(v) for v in d.get("releases", [])], notes=d.get("notes", ""), raw=d))
 
 
 def _dossier_text(project: Project, kb: KnowledgeBase) -> str | None:

@@ -7,10 +7,16 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-KINDS = ("claim", "source", "conflict", "version")
+KINDS = ("claim", "source", "conflict", "version", "upstream")
 
 # The top-level key of a record file names its kind.
-FILE_KEYS = {"claims": "claim", "sources": "source", "conflicts": "conflict", "versions": "version"}
+FILE_KEYS = {
+    "claims": "claim",
+    "sources": "source",
+    "conflicts": "conflict",
+    "versions": "version",
+    "upstream": "upstream",
+}
 
 
 @cache

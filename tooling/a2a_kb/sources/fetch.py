@@ -162,23 +162,28 @@ Progress = Callable[[int, int, SourceResult], None]
 
 
 class TerminalProgress:
-    """A one-line progress bar redrawn with ``\\r``; silent unless the stream is a terminal."""
+    """A one-line progress bar redrawn with ``\\r``; silent unless the stream is a terminal.
 
-    def __init__(self, stream: TextIO | None = None, width: int = 28) -> None:
+    Called with anything that has a ``source_id`` (a fetch's results) or with a label.
+    """
+
+    def __init__(self, stream: TextIO | None = None, width: int = 28, title: str = "fetch") -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.width = width
+        self.title = title
         try:
             self.enabled = self.stream.isatty()
         except (AttributeError, ValueError):
             self.enabled = False
         self._drawn = 0
 
-    def __call__(self, done: int, total: int, result: SourceResult) -> None:
+    def __call__(self, done: int, total: int, result: SourceResult | str) -> None:
         if not self.enabled or total <= 0:
             return
         filled = self.width * done // total
         bar = "#" * filled + "-" * (self.width - filled)
-        line = f"fetch [{bar}] {done}/{total} {result.source_id}"[:100]
+        label = result if isinstance(result, str) else result.source_id
+        line = f"{self.title} [{bar}] {done}/{total} {label}"[:100]
         self.stream.write("\r" + line.ljust(self._drawn))
         self._drawn = len(line)
         if done == total:  # leave a clean line for the report that follows

@@ -74,11 +74,13 @@ class Download:
 class _Failure(Exception):
     """Why one attempt failed, and whether another attempt might succeed."""
 
-    def __init__(self, reason: str, *, retry: bool, retry_after: float | None = None) -> None:
+    def __init__(self, reason: str, *, retry: bool, retry_after: float | None = None,
+                 status: int | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry = retry
         self.retry_after = retry_after
+        self.status = status
 
 
 def new_session(policy: HttpPolicy) -> requests.Session:
@@ -146,7 +148,8 @@ class HttpClient:
                 return self._attempt(url, headers, tries)
             except _Failure as failure:
                 if not failure.retry or tries >= self.policy.attempts:
-                    raise FetchError(url, _with_tries(failure.reason, tries)) from failure
+                    raise FetchError(url, _with_tries(failure.reason, tries),
+                                     failure.status) from failure
                 wait = self._wait_before(tries + 1, failure)
                 if wait is None:
                     assert failure.retry_after is not None
@@ -155,7 +158,7 @@ class HttpClient:
                         f"{failure.reason}; the server asked to retry after {asked}, "
                         f"over the {limit} limit"
                     )
-                    raise FetchError(url, _with_tries(reason, tries)) from failure
+                    raise FetchError(url, _with_tries(reason, tries), failure.status) from failure
                 self._sleep(wait)
 
     # one attempt ----------------------------------------------------------------------
@@ -181,6 +184,7 @@ class HttpClient:
                         _status_text(response.status_code),
                         retry=response.status_code in RETRY_STATUSES,
                         retry_after=_retry_after(response.headers.get("Retry-After", "")),
+                        status=response.status_code,
                     )
                 if response.status_code not in (200, 203):
                     raise _Failure(

@@ -57,6 +57,8 @@ def test_design_commands_exist() -> None:
         "serve",
         "capture",
         "pin",
+        "watch",
+        "add-version",
     ]
     assert sorted(subcommands()) == sorted(design)
 

@@ -253,6 +253,34 @@ def cmd_pin(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
 
+def cmd_watch(args: argparse.Namespace) -> int:
+    from .knowledge.flips import predict
+    from .output import dumps, envelope
+    from .sources.watch import REPORTERS, observe
+
+    kb = _kb(args)
+    with _reader(args) as reader:
+        report = observe(kb, reader, strict=args.strict,
+                         progress=sys.stderr.isatty() and not args.quiet)
+    report.flips = predict(kb, report)
+    if args.format == "json":
+        _emit(dumps(envelope(report.as_json())))
+    else:
+        _emit(REPORTERS[args.format](report))
+    return EXIT_OK if report.ok else EXIT_FINDINGS
+
+
+def cmd_add_version(args: argparse.Namespace) -> int:
+    from .output import dumps, envelope
+    from .sources.add_version import add_version
+
+    kb = _kb(args)
+    with _reader(args) as reader:
+        found = add_version(kb, reader, args.tag)
+    _emit(dumps(envelope(found.as_json())) if args.format == "json" else found.format_text())
+    return EXIT_OK
+
+
 # --- parser -------------------------------------------------------------------------------
 
 
@@ -391,6 +419,22 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
         )
 
     sp = add(
+        "watch", cmd_watch,
+        "Upstream as it is now against the pins: new tags and releases, moved branches, "
+        "vanished quotes, claims whose verdict would flip. Changes nothing.",
+    )
+    sp.add_argument(
+        "--format", choices=["text", "json", "junit", "github"], default="text",
+        help="text, JSON, JUnit XML, or GitHub workflow annotations",
+    )
+    sp.add_argument(
+        "--strict", action="store_true",
+        help="upstream that cannot be reached counts as a finding too",
+    )
+    upstream_options(sp)
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    sp = add(
         "pin", cmd_pin,
         "Take upstream's current copy of sources as their new pins (sha256, commit, "
         "retrieved), keeping the YAML's comments and layout.",
@@ -400,6 +444,15 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
         "--all-drifted", action="store_true",
         help="re-pin every pinned source whose upstream copy no longer matches its pin",
     )
+    upstream_options(sp)
+    sp.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+
+    sp = add(
+        "add-version", cmd_add_version,
+        "Add a version from its tag: sources/versions.yaml, and its primary sources from "
+        "the tag's files (those sources/upstream.yaml tracks).",
+    )
+    sp.add_argument("tag", metavar="TAG", help="the tag, e.g. v1.1.0 or 1.0.0-rc")
     upstream_options(sp)
     sp.add_argument("--format", choices=["text", "json"], default="text", help="output format")
 

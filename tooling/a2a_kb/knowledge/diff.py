@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..facts import Fact, canonical_state
+from ..extract.lifecycle import state_name
+from ..facts import Fact
 from ..records.kb import KnowledgeBase
 from ..records.model import Source
 from ..sources.cache import Cache
@@ -163,7 +164,7 @@ def _enum(side: Side) -> tuple[Fact | None, dict[str, str]]:
     fact = _first(side.facts, "enum-values:TaskState")
     spelled: dict[str, str] = {}
     for raw in fact.value if fact else []:
-        state = canonical_state(raw)
+        state = state_name(raw)  # a state added upstream is a change too, not skipped
         if state:
             spelled[state] = raw
     return fact, spelled

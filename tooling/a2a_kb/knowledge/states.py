@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..extract.lifecycle import state_name
 from ..facts import CANONICAL_STATES, Fact, canonical_state
 from ..records.kb import KnowledgeBase
 from ..records.model import Source
@@ -69,8 +70,8 @@ def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -
         if enum is None:
             continue
         for raw in enum.value:
-            state = canonical_state(raw)
-            if state is None:
+            state = state_name(raw)  # a state added upstream keeps a row of its own
+            if not state:
                 continue
             if state not in order:
                 order.append(state)

@@ -197,6 +197,7 @@ class Upstream:
     repository: str = ""  # owner/name
     tags: str = ""  # the source holding the tag list
     branches: list[Branch] = field(default_factory=list)
+    untracked: list[str] = field(default_factory=list)  # branches seen and not followed
     files: list[TrackedFile] = field(default_factory=list)
     package: str = ""
     releases: list[str] = field(default_factory=list)

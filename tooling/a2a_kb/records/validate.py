@@ -385,7 +385,9 @@ def _build_upstream(kb: KnowledgeBase, records: list[RawRecord]) -> None:
                  for f in d.get("files", [])]
         kb.upstream.setdefault(d["id"], Upstream(
             id=d["id"], kind=d["kind"], mark=r.mark(), repository=d.get("repository", ""),
-            tags=d.get("tags", ""), branches=branches, files=files, package=d.get("package", ""),
+            tags=d.get("tags", ""), branches=branches,
+            untracked=[str(b) for b in d.get("untracked", [])], files=files,
+            package=d.get("package", ""),
             releases=[str(v) for v in d.get("releases", [])], notes=d.get("notes", ""), raw=d))
 
 

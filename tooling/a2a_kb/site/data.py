@@ -102,14 +102,21 @@ def _change_order(change: dict[str, Any]) -> tuple[int, str, str, str]:
 
 
 def _diffs(kb: KnowledgeBase) -> list[dict[str, Any]]:
-    """The diff of every consecutive pair of versions, oldest first.
+    """The diff of every consecutive pair of versions, oldest first, and across each
+    prerelease the diff of the versions around it (0.3.0 → 1.0.0 beside 0.3.0 → 1.0.0-rc →
+    1.0.0): readers migrate from release to release.
 
     Changes are put in a fixed order (severity, subject, kind) so that two builds of the
     same knowledge base are byte for byte the same.
     """
     ordered = kb.ordered_versions
+    pairs = list(itertools.pairwise(ordered))
+    for old, new in itertools.pairwise([v for v in ordered if not v.prerelease]):
+        if (old, new) not in pairs:
+            pairs.append((old, new))
+    pairs.sort(key=lambda pair: (pair[0].order, pair[1].order))
     result = []
-    for old, new in itertools.pairwise(ordered):
+    for old, new in pairs:
         computed = diff.diff(kb, old.id, new.id).as_json()
         computed["changes"] = sorted(computed["changes"], key=_change_order)
         result.append({"old_version": old.id, "new_version": new.id, **computed})

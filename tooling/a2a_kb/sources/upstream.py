@@ -11,9 +11,10 @@ A URL that was not pointed elsewhere is read from the mirror when one is given (
 :class:`~a2a_kb.sources.http.HttpClient`. Nothing read here is stored: the pins and the
 cache stay as they are.
 
-An answer is ``ok`` (the bytes), ``gone`` (HTTP 404 or 410, or a file missing under a
-host the mirror holds: the thing is not there) or ``unreachable`` (no answer worth
-believing: a connection that failed, a timeout, a 5xx, a host the mirror does not hold).
+An answer is ``ok`` (the bytes), ``gone`` (HTTP 404 or 410, or a file missing from a
+repository tree the mirror holds at that ref: the thing is not there) or ``unreachable``
+(no answer worth believing: a connection that failed, a timeout, a 5xx, or anything else
+the mirror does not hold).
 """
 
 from __future__ import annotations
@@ -213,13 +214,16 @@ class Reader:
                     progress(len(answers), len(wanted), _label(answer.url))
         return answers
 
+    def _mirrors_tree_of(self, url: str) -> bool:
+        assert self.mirror is not None
+        return _mirrors_tree(self.mirror, url)
+
     def _from_mirror(self, url: str) -> Answer:
         assert self.mirror is not None
         try:
             path = mirror_path(self.mirror, url)
         except ValueError as e:
             return Answer(url, "unreachable", reason=str(e))
-        host_dir = self.mirror / (urlsplit(url).hostname or "")
         try:
             size = path.stat().st_size
             if size > self.policy.max_bytes:
@@ -227,11 +231,10 @@ class Reader:
                               read_from=str(path))
             return Answer(url, "ok", path.read_bytes(), read_from=str(path))
         except FileNotFoundError:
-            if host_dir.is_dir():
+            if self._mirrors_tree_of(url):
                 return Answer(url, "gone", reason=f"not in the mirror (looked for {path})",
                               read_from=str(path))
-            return Answer(url, "unreachable",
-                          reason=f"the mirror holds nothing of {urlsplit(url).hostname}",
+            return Answer(url, "unreachable", reason=f"the mirror does not hold {url}",
                           read_from=str(path))
         except OSError as e:
             return Answer(url, "unreachable", reason=f"could not read {path}: {e.strerror or e}",
@@ -249,6 +252,19 @@ def ref_facts(body: bytes) -> list[Fact]:
         return extract(probe, body)
     except ExtractError:
         return []
+
+
+def _mirrors_tree(mirror: Path, url: str) -> bool:
+    """Whether the mirror holds a repository's files at the ref of ``url`` (a raw GitHub
+    URL): then a file missing there is not in that tree. Of anything else the mirror keeps
+    what it was given, so a missing file says nothing."""
+    prefix = ENDPOINTS["github-raw"] + "/"
+    if not url.startswith(prefix):
+        return False
+    parts = url[len(prefix):].split("/")
+    depth = 5 if parts[2:4] == ["refs", "heads"] else 3  # owner/name/<sha> or …/refs/heads/<b>
+    tree = mirror / (urlsplit(url).hostname or "") / "/".join(parts[:depth])
+    return len(parts) > depth and tree.is_dir()
 
 
 def _label(url: str) -> str:

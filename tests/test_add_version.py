@@ -1,0 +1,91 @@
+"""add-version: v1.0.0-rc, registered from the mirror, is exactly what is committed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from a2a_kb import cli
+from a2a_kb.sources.yamledit import RecordFile
+from conftest import MIRROR, REPO
+
+RC_COMMIT = "6292104e359efca05bd8703174517b6f961ae4e1"
+
+
+@pytest.fixture
+def without_rc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the project from before v1.0.0-rc was added."""
+    root = tmp_path / "kb"
+    for name in ("claims", "sources", "captures"):
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("cache"))
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    primary = RecordFile(root / "sources" / "primary.yaml")
+    for i in reversed(range(len(primary.records))):
+        record = primary.records[i]
+        if record.get("ref") == "v1.0.0-rc" or record["id"] == f"github-commit-{RC_COMMIT[:7]}":
+            del primary.records[i]
+            primary.changed = True
+    primary.save()
+    versions = RecordFile(root / "sources" / "versions.yaml")
+    del versions.records[versions.index_of("1.0.0-rc")]
+    versions.changed = True
+    versions.save()
+    # Claims about the release candidate would name a version that is not there yet.
+    for path in (root / "claims").glob("*.yaml"):
+        if "1.0.0-rc" in path.read_text("utf-8") and path.name != "conflicts.yaml":
+            path.unlink()
+    monkeypatch.setenv("A2A_KB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("A2A_KB_MIRROR", str(MIRROR))
+    return root
+
+
+def test_add_version_reproduces_the_committed_release_candidate(
+    without_rc: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["--root", str(without_rc), "add-version", "v1.0.0-rc", "--format",
+                     "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["version"] == {"id": "1.0.0-rc", "title": "v1.0.0-rc", "ref": "v1.0.0-rc",
+                               "commit": RC_COMMIT, "released": False}
+    assert data["absent"] == ["specification/json/a2a.json", "specification/grpc/a2a.proto",
+                              "docs/whats-new-v1.md"]
+    today = dt.date.today().isoformat()
+    for name in ("versions.yaml", "primary.yaml"):
+        committed = (REPO / "sources" / name).read_text("utf-8")
+        sha = "4ca462306a8fa163491f727a7b179f30f1fc33726dcee8d7c7d148e9348d027e"
+        entry = f"commits/{RC_COMMIT}\n    sha256: {sha}\n    size: 436\n    retrieved: "
+        committed = committed.replace(entry + "'2026-12-01'", entry + f"'{today}'")
+        assert (without_rc / "sources" / name).read_text("utf-8") == committed, name
+
+
+def test_the_new_version_sorts_before_its_release_and_is_not_latest(
+    without_rc: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["--root", str(without_rc), "add-version", "1.0.0-rc"]) == 0
+    assert cli.main(["--root", str(without_rc), "fetch"]) == 0
+    assert cli.main(["--root", str(without_rc), "validate"]) == 0
+    assert cli.main(["--root", str(without_rc), "check"]) == 0
+    capsys.readouterr()
+    assert cli.main(["--root", str(without_rc), "states", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["version"] == "1.0.1"
+    assert cli.main(["--root", str(without_rc), "states", "--version", "v1.0.0-rc"]) == 0
+    assert "v1.0.0-rc (6292104): 9 values" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("tag", "message"), [
+    ("v1.0.1", "version 1.0.1 is already in sources/versions.yaml"),
+    ("v9.9.9", "a2aproject/A2A has no tag v9.9.9"),
+    ("main", "'main' is not a version tag"),
+])
+def test_bad_tags_are_usage_errors(
+    without_rc: Path, capsys: pytest.CaptureFixture[str], tag: str, message: str
+) -> None:
+    before = (without_rc / "sources" / "versions.yaml").read_bytes()
+    assert cli.main(["--root", str(without_rc), "add-version", tag]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert (without_rc / "sources" / "versions.yaml").read_bytes() == before

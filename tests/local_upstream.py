@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,8 +36,9 @@ MIRROR_HOSTS = {"/api/": "api.github.com", "/raw/": "raw.githubusercontent.com"}
 
 
 class LocalUpstream:
-    def __init__(self, mirror: Path) -> None:
+    def __init__(self, mirror: Path, delay: float = 0.0) -> None:
         self.mirror = mirror
+        self.delay = delay  # seconds before each answer, as a distant host takes
         self.files: dict[str, bytes] = {}  # request path (decoded) → body
         self.gone: set[str] = set()  # paths that answer 404 even if the mirror has them
         self.requests: list[str] = []
@@ -52,6 +54,8 @@ class LocalUpstream:
                     super().handle()
 
             def do_GET(self) -> None:
+                if upstream.delay:
+                    time.sleep(upstream.delay)
                 path = unquote(urlsplit(self.path).path)
                 with upstream.lock:
                     upstream.requests.append(path)

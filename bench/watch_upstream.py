@@ -1,0 +1,78 @@
+"""Row 11: `watch` over the whole mirror, in parallel and one request at a time.
+
+The mirror is served by a local upstream on 127.0.0.1 (GitHub's API and raw files, PyPI,
+npm and a page for every dated source) that answers each request after a fixed delay, as a
+distant host does; the same watch runs with the default concurrency and with one request
+at a time. Both must report the same thing: no finding. Also timed: watch read straight
+from the mirror directory (no delay), the everyday offline run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from a2a_kb.knowledge.flips import predict
+from a2a_kb.project import Project
+from a2a_kb.records.validate import validate
+from a2a_kb.sources.cache import Cache
+from a2a_kb.sources.fetch import DEFAULT_CONCURRENCY, fetch
+from a2a_kb.sources.upstream import Reader
+from a2a_kb.sources.watch import observe
+
+DELAY = 0.1
+
+
+def measure(root: Path, mirror: Path) -> dict[str, Any]:
+    sys.path.insert(0, str(root / "tests"))
+    from local_upstream import LocalUpstream  # the tests' upstream, with a delay added
+
+    saved = os.environ.get("A2A_KB_CACHE")
+    try:
+        with tempfile.TemporaryDirectory(prefix="a2a-kb-bench-watch-") as tmp:
+            return _measure(root, mirror, Path(tmp), LocalUpstream)
+    finally:
+        if saved is None:
+            os.environ.pop("A2A_KB_CACHE", None)
+        else:
+            os.environ["A2A_KB_CACHE"] = saved
+
+
+def _measure(root: Path, mirror: Path, tmp: Path, upstream_class: Any) -> dict[str, Any]:
+    os.environ["A2A_KB_CACHE"] = str(tmp / "cache")  # a cache of its own, filled here
+    kb = validate(Project.at(root))
+    filled = fetch(list(kb.sources.values()), Cache(tmp / "cache"), mirror=mirror)
+    if not filled.ok:
+        raise RuntimeError(f"filling the cache failed: {filled.counts}")
+    started = time.perf_counter()
+    with Reader(mirror=mirror) as reader:
+        offline = observe(kb, reader)
+        offline.flips = predict(kb, offline)
+    from_mirror = time.perf_counter() - started
+    upstream = upstream_class(mirror, delay=DELAY)
+    upstream.serve_known(kb)
+    upstream.start()
+    timings: dict[str, float] = {}
+    requests: dict[str, int] = {}
+    try:
+        for label, concurrency in (("serial", 1), ("parallel", DEFAULT_CONCURRENCY)):
+            upstream.requests.clear()
+            started = time.perf_counter()
+            with Reader(upstream.endpoints, concurrency=concurrency) as reader:
+                report = observe(kb, reader)
+                report.flips = predict(kb, report)
+            timings[label] = time.perf_counter() - started
+            requests[label] = len(upstream.requests)
+            if not report.ok:
+                raise RuntimeError(f"watch with concurrency {concurrency} found "
+                                   f"{report.findings} finding(s) upstream of a quiet mirror")
+    finally:
+        upstream.stop()
+    return {"serial": timings["serial"], "parallel": timings["parallel"],
+            "concurrency": DEFAULT_CONCURRENCY, "requests": requests["parallel"],
+            "delay": DELAY, "mirror_seconds": from_mirror,
+            "mirror_findings": offline.findings, "upstream_items": len(offline.upstream)}

@@ -34,10 +34,17 @@ def without_rc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     del versions.records[versions.index_of("1.0.0-rc")]
     versions.changed = True
     versions.save()
-    # Claims about the release candidate would name a version that is not there yet.
-    for path in (root / "claims").glob("*.yaml"):
-        if "1.0.0-rc" in path.read_text("utf-8") and path.name != "conflicts.yaml":
-            path.unlink()
+    # Claims about the release candidate would name a version that is not there yet, and
+    # the conflicts they take sides in would name missing claims.
+    (root / "claims" / "release-candidate.yaml").unlink()
+    conflicts = RecordFile(root / "claims" / "conflicts.yaml")
+    for conflict_id in ("D60", "D61", "D62", "D63", "D64"):
+        del conflicts.records[conflicts.index_of(conflict_id)]
+    conflicts.changed = True
+    conflicts.save()
+    observing = root / "claims" / "observing.yaml"
+    observing.write_text(observing.read_text("utf-8").replace("conflicts: [D60]", "conflicts: []"),
+                         "utf-8")
     monkeypatch.setenv("A2A_KB_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("A2A_KB_MIRROR", str(MIRROR))
     return root

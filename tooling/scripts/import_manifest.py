@@ -18,6 +18,7 @@ KINDS = {
     "docs/topics/life-of-a-task.md": ("life-of-a-task", "docs", "prose", "Life of a Task"),
     "docs/topics/key-concepts.md": ("key-concepts", "docs", "prose", "Key concepts"),
     "docs/whats-new-v1.md": ("whats-new-v1", "docs", "prose", "What's new in v1"),
+    "specification/json/README.md": ("json-readme", "docs", "json", "JSON binding README"),
     "CHANGELOG.md": ("changelog", "changelog", "", "CHANGELOG"),
 }
 VERSION_OF_REF = {"47b436f": "draft", "8a44cff": "draft", "main": "main"}

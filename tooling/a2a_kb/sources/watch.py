@@ -31,7 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..diagnostics import Mark
 from ..errors import ConfigurationError
@@ -627,6 +626,3 @@ REPORTERS: dict[str, Callable[[WatchReport], str]] = {
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
-
-def host_of(url: str) -> str:
-    return urlsplit(url).hostname or ""

@@ -334,7 +334,8 @@ def test_sdk_matrix_has_its_rows_and_columns_and_cells_land_on_claims(real: Watc
     assert rows.count() == len(behaviours - {"sdk-version"}) >= 20
     columns = page.locator("table.kb-sdk-matrix thead th[data-column]").evaluate_all(
         "ths => ths.map(th => th.dataset.column)")
-    assert columns == ["0.3.0", "1.0.0", "1.0.1", "main", "a2a-python", "a2a-java", "a2a-rs"]
+    assert columns == ["0.3.0", "1.0.0-rc", "1.0.0", "1.0.1", "main", "a2a-python", "a2a-java",
+                       "a2a-rs"]
     departing = page.locator("td.kb-sdk-cell--departs")
     assert departing.count() > 0
     assert all("≠ spec" in text for text in departing.all_inner_texts())

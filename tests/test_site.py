@@ -342,7 +342,7 @@ def test_matrix_has_a_row_per_behaviour_and_a_cell_per_claim(
     assert sorted(rows) == sorted(behaviours) and len(rows) >= 20
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
     columns = re.findall(r'<th scope="col" class="kb-col--(spec|sdk)" data-column="([^"]+)"', head)
-    assert [c for k, c in columns if k == "spec"] == ["0.3.0", "1.0.0", "1.0.1", "main"]
+    assert [c for k, c in columns if k == "spec"] == ["0.3.0", "1.0.0-rc", "1.0.0", "1.0.1", "main"]
     assert [c for k, c in columns if k == "sdk"] == ["a2a-python", "a2a-java", "a2a-rs"]
     assert "observed: a2a-sdk 1.3.0" in head
     for cid, (sdk, behaviour) in sdk_claims.items():

@@ -336,3 +336,24 @@ def test_watch_over_the_mirror_is_quiet_and_names_what_it_could_not_consult(
     assert rows["github-tags"] == rows[f"{A2A}@main"] == "unchanged"
     unreachable = {o["id"] for o in data["upstream"] if o["status"] == "unreachable"}
     assert {"a2a-sdk", "a2a-js-sdk", "atlan-a2a"} <= unreachable
+
+
+def test_a_conformance_branch_that_moved_is_reported_and_a_new_branch_is_news(
+    kb_copy: Path, upstream: LocalUpstream, capsys: pytest.CaptureFixture[str]
+) -> None:
+    heads_url = Endpoints.heads("a2aproject/a2a-tck")
+    heads = json.loads(upstream.mirrored(heads_url))
+    moved = next(h for h in heads if h["ref"] == "refs/heads/1.0-dev")
+    moved["object"]["sha"] = "c0de" + "1" * 36
+    heads.append({"ref": "refs/heads/1.1-dev", "object": {"sha": "c0de" + "2" * 36,
+                                                          "type": "commit", "url": ""}})
+    upstream.put(heads_url, json.dumps(heads))
+    code, data = watch_json(kb_copy, upstream, capsys)
+    rows = {o["id"]: o for o in data["upstream"]}
+    branch = rows["a2aproject/a2a-tck@1.0-dev"]
+    assert branch["status"] == "moved" and not branch["finding"]
+    assert branch["live_commit"] == "c0de" + "1" * 36
+    assert rows["a2aproject/a2a-tck@0.3.x"]["status"] == "unchanged"
+    # untracked work branches stay quiet; a branch nobody has seen is news
+    assert [(r["kind"], r["name"]) for r in data["new_refs"]] == [("branch", "1.1-dev")]
+    assert code == 1 and data["findings"] == 1

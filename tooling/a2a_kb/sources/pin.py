@@ -27,7 +27,7 @@ from ..errors import ConfigurationError
 from ..records.kb import KnowledgeBase
 from ..records.model import Source
 from .cache import Cache, CacheEntry, sha256_of
-from .upstream import Endpoints, Reader, Snapshot, raw_parts, ref_facts, snapshots
+from .upstream import Endpoints, Reader, Snapshot, heads_url, raw_parts, ref_facts, snapshots
 from .yamledit import RecordFile
 
 SCHEMA_VERSION = 1
@@ -225,7 +225,7 @@ class _Planner:
 
 
 def _head_url(snap: Snapshot) -> str:
-    return Endpoints.head(snap.upstream.repository, snap.branch.name)
+    return heads_url(snap.upstream)
 
 
 def _moved_url(source: Source, commit: str) -> str:

@@ -290,6 +290,14 @@ class Snapshot:
         return f"{self.upstream.repository}@{self.branch.name}"
 
 
+def heads_url(repository: Upstream) -> str:
+    """Where a repository's tracked heads are read: one branch, its own ref; several, the
+    list of every branch, in one request."""
+    if len(repository.branches) == 1:
+        return Endpoints.head(repository.repository, repository.branches[0].name)
+    return Endpoints.heads(repository.repository)
+
+
 def pinned_commit(kb: KnowledgeBase, branch: Branch) -> str:
     """The commit a tracked branch is pinned at (its version's, or its own)."""
     if branch.version:

@@ -38,7 +38,7 @@ from ..records.kb import KnowledgeBase, normalize_version
 from ..records.model import Claim, Source, Upstream
 from .cache import sha256_of
 from .fetch import TerminalProgress
-from .upstream import Answer, Endpoints, Reader, Snapshot, ref_facts, snapshots
+from .upstream import Answer, Endpoints, Reader, Snapshot, heads_url, ref_facts, snapshots
 
 SCHEMA_VERSION = 1
 FINDING_STATUSES = frozenset({"changed", "gone", "new", "quote-gone", "numbers-changed"})
@@ -242,7 +242,7 @@ class _Run:
 
     def first_round(self) -> None:
         urls = [self.kb.sources[u.tags].url for u in self.repositories if u.tags]
-        urls += [_heads_url(u) for u in self.repositories if u.branches]
+        urls += [heads_url(u) for u in self.repositories if u.branches]
         urls += [s.url for s in self.moving]
         urls += [_registry_url(u) for u in self.registries]
         urls += [s.url for s in self.pages]
@@ -251,7 +251,7 @@ class _Run:
             if repo.tags:
                 self._tag_list(repo, answers[self.kb.sources[repo.tags].url])
             if repo.branches:
-                self._heads(repo, answers[_heads_url(repo)])
+                self._heads(repo, answers[heads_url(repo)])
         for source in self.moving:
             self._moving(source, answers[source.url])
         for registry in self.registries:
@@ -384,7 +384,7 @@ class _Run:
 
     def _branch(self, snap: Snapshot, head: str, files: dict[str, str],
                 answers: dict[str, Answer]) -> None:
-        url = _heads_url(snap.upstream)
+        url = heads_url(snap.upstream)
         row = Observed(snap.name, "branch", url, "unchanged", mark=snap.branch.mark,
                        pinned_commit=snap.commit, live_commit=head)
         self.report.upstream.append(row)
@@ -458,13 +458,6 @@ def _compare(source: Source, answer: Answer, kind: str) -> Observed:
             f"upstream serves {row.live_sha256[:12]}…, pinned {source.sha256[:12]}…; "
             f"`a2a-kb pin {source.id}` after review")
     return row
-
-
-def _heads_url(repo: Upstream) -> str:
-    """One branch: its own ref; several: the list of every branch, in one request."""
-    if len(repo.branches) == 1:
-        return Endpoints.head(repo.repository, repo.branches[0].name)
-    return Endpoints.heads(repo.repository)
 
 
 def _branch_files(snap: Snapshot) -> dict[str, str]:

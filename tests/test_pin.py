@@ -122,3 +122,17 @@ def test_usage_errors_exit_2_with_a_tip(
     assert cli.main(["--root", str(kb_copy), *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_all_drifted_passes_over_what_it_cannot_consult(
+    kb_copy: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A mirror without the dossier's page: the tag list is read, the dossier is not.
+    partial = tmp_path / "partial-mirror"
+    shutil.copytree(MIRROR / "api.github.com", partial / "api.github.com")
+    shutil.copytree(MIRROR / "raw.githubusercontent.com", partial / "raw.githubusercontent.com")
+    assert cli.main(["--root", str(kb_copy), "pin", "--all-drifted", "--mirror", str(partial)]) == 0
+    out = capsys.readouterr().out
+    assert "dossier not consulted: the mirror does not hold" in out
+    assert cli.main(["--root", str(kb_copy), "pin", "dossier", "--mirror", str(partial)]) == 1
+    assert "error[pin-failed]: source 'dossier': upstream is unreachable" in capsys.readouterr().out

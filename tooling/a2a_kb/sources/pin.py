@@ -154,6 +154,10 @@ class _Planner:
                                                record_id=source.id))
 
     def _moving(self, source: Source, answer: Any) -> None:
+        if not answer.ok and source.id not in self.explicit and answer.status == "unreachable":
+            # --all-drifted: what cannot be consulted is not known to have drifted
+            self.report.notes.append(f"{source.id} not consulted: {answer.reason}")
+            return
         if not answer.ok:
             self._problem(source, f"source '{source.id}': upstream is {answer.status} "
                           f"({answer.reason})", "try again later, or pin from --mirror DIR")
@@ -178,6 +182,10 @@ class _Planner:
 
     def _snapshot(self, snap: Snapshot, head: Any) -> None:
         first = snap.sources[0]
+        asked = any(s.id in self.explicit for s in snap.sources)
+        if not head.ok and not asked and head.status == "unreachable":
+            self.report.notes.append(f"the head of {snap.name} not consulted: {head.reason}")
+            return
         if not head.ok:
             self._problem(first, f"the head of {snap.name} is {head.status} ({head.reason})",
                           "try again later, or pin from --mirror DIR")

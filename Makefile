@@ -12,7 +12,7 @@ KB     := $(BIN)/a2a-kb
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
-	@echo "make test    every check and test (set-up, fetch, ruff, mypy, validate, check, pytest, node)"
+	@echo "make test    every check and test (set-up, fetch, ruff, mypy, actionlint, validate, check, pytest, node)"
 	@echo "make serve   preview the site on http://127.0.0.1:8000"
 	@echo "make bench   run the benchmarks and write bench/results.{md,json}"
 

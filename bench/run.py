@@ -225,17 +225,18 @@ def row_fetch() -> Row:
 
 
 def row_watch(mirror: Path) -> Row:
-    row = Row("watch over the whole mirror (100 ms per response) vs one request at a time", 0.25)
+    row = Row("watch reading the whole mirror upstream (100 ms per response) vs one request "
+              "at a time", 0.25)
     found = watch_upstream.measure(ROOT, mirror)
     row.ratio = found["parallel"] / found["serial"]
     row.numbers = found
     row.detail = (f"{found['parallel']:.2f}s with {found['concurrency']} at once vs "
                   f"{found['serial']:.2f}s one at a time ({found['requests']} requests, "
-                  f"{found['upstream_items']} upstream items, no finding); straight from the "
-                  f"mirror directory {found['mirror_seconds']:.2f}s")
+                  f"{found['upstream_items']} upstream items, no finding); the whole watch "
+                  f"straight from the mirror directory, flips included, "
+                  f"{found['mirror_seconds']:.2f}s")
     row.note = ("watch reads in rounds (tag lists, heads, registries and pages; then the "
-                "files of moved branches and new tags), and between rounds evaluates every "
-                "claim twice; the serial share of that work sets the floor.")
+                "files of moved branches and new tags); a round waits for its slowest answer.")
     return row
 
 

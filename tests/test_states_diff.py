@@ -133,6 +133,7 @@ def test_diff_030_to_100(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) 
             "wire-breaking",
             "source-breaking",
             "behavioural",
+            "compatible",
             "editorial",
         )
         for loc in c["locations"]:

@@ -101,7 +101,7 @@ def _change_order(change: dict[str, Any]) -> tuple[int, str, str, str]:
     return (rank, str(change.get("subject", "")), str(change.get("kind", "")), repr(change.get("new")))
 
 
-def _diffs(kb: KnowledgeBase) -> list[dict[str, Any]]:
+def _diffs(kb: KnowledgeBase, book: FactBook) -> list[dict[str, Any]]:
     """The diff of every consecutive pair of versions, oldest first, and across each
     prerelease the diff of the versions around it (0.3.0 → 1.0.0 beside 0.3.0 → 1.0.0-rc →
     1.0.0): readers migrate from release to release.
@@ -116,8 +116,9 @@ def _diffs(kb: KnowledgeBase) -> list[dict[str, Any]]:
             pairs.append((old, new))
     pairs.sort(key=lambda pair: (pair[0].order, pair[1].order))
     result = []
+    reader = diff.Reader(book, kb.project.cache_dir)  # each .proto compiled once for all pairs
     for old, new in pairs:
-        computed = diff.diff(kb, old.id, new.id).as_json()
+        computed = diff.diff(kb, old.id, new.id, book=book, reader=reader).as_json()
         computed["changes"] = sorted(computed["changes"], key=_change_order)
         result.append({"old_version": old.id, "new_version": new.id, **computed})
     return result
@@ -158,7 +159,7 @@ def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
         results={r.claim.id: r for r in checked.results},
         register=conflicts.register(kb),
         tables=tables,
-        diffs=_diffs(kb),
+        diffs=_diffs(kb, book),
         lifecycle=lifecycle.model(kb),
         dates=_version_dates(kb, book),
         generated_at=generated_at(),

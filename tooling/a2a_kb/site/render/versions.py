@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...knowledge.diff import ENCODINGS, oracle
 from ...records.model import Source, Version
 from .. import paths
 from ..data import SiteData
@@ -12,7 +14,17 @@ from ..links import Linker
 from ..templating import render
 from . import common
 
-SEVERITY_ORDER = ("wire-breaking", "source-breaking", "behavioural", "editorial")
+SEVERITY_ORDER = ("wire-breaking", "source-breaking", "behavioural", "compatible", "editorial")
+# The timeline follows the lifecycle's own types; the diff pages have everything else.
+TIMELINE_TYPES = {"TaskState", "Task", "TaskStatus", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent"}
+TAB_TITLES = {"grpc": "gRPC", "rest": "REST routes", "json": "JSON-RPC", "prose": "Prose"}
+# Which clients each encoding stands for, as a row of a diff page says it.
+CLIENTS = {
+    "binary": "gRPC clients (binary protobuf)",
+    "json": "JSON clients (ProtoJSON, JSON-RPC, REST)",
+    "source": "generated code",
+    "behaviour": "behaviour",
+}
 
 
 @dataclass
@@ -25,6 +37,7 @@ class Event:
     new: Any
     href: str  # the diff page (or the state table, for the first version)
     where: str  # the first source line that shows it
+    binding: str = ""
 
 
 @dataclass
@@ -62,9 +75,11 @@ def timeline(data: SiteData, link: Linker) -> list[History]:
         new = by_version[d["new_version"]]
         href = link.page(paths.diff_page(d["old_version"], d["new_version"]))
         for change in d["changes"]:
+            if re.split(r"[.#]", change["subject"])[0] not in TIMELINE_TYPES:
+                continue
             side = "old" if change["kind"].endswith("removed") else "new"
             event = Event(new, change["kind"], change.get("old"), change.get("new"), href,
-                          _first_location(change, side))
+                          _first_location(change, side), change.get("binding", ""))
             histories.setdefault(change["subject"], History(change["subject"])).events.append(event)
     return sorted(histories.values(), key=lambda h: (not h.subject.startswith("TaskState"), h.subject))
 
@@ -80,6 +95,12 @@ class VersionRow:
     sources: int
 
 
+def _breaking(d: dict[str, Any]) -> dict[str, int]:
+    """binding → how many of the diff's changes break the wire for its clients."""
+    return {b: sum(c["binding"] == b and c["severity"] == "wire-breaking" for c in d["changes"])
+            for comparison in d.get("bindings", []) for b in comparison.get("reports", [])}
+
+
 def index_page(data: SiteData, use_directory_urls: bool = True) -> str:
     link = Linker(paths.VERSIONS_INDEX, use_directory_urls)
     rows = [VersionRow(
@@ -88,10 +109,11 @@ def index_page(data: SiteData, use_directory_urls: bool = True) -> str:
         sum(1 for c in data.kb.claims.values() if v.id in c.versions),
         len(data.kb.sources_of(v.id)),
     ) for v in data.versions]
-    diffs = [(d, link.page(paths.diff_page(d["old_version"], d["new_version"]))) for d in data.diffs]
+    diffs = [(d, link.page(paths.diff_page(d["old_version"], d["new_version"])),
+              _breaking(d)) for d in data.diffs]
     return render("site/versions-index.md.j2", rows=rows, diffs=diffs, history=timeline(data, link),
                   versions={v.id: v for v in data.versions}, link=link, paths=paths,
-                  severities=SEVERITY_ORDER)
+                  severities=SEVERITY_ORDER, tab_titles=TAB_TITLES, allowed=oracle.ALLOWED)
 
 
 @dataclass
@@ -129,15 +151,47 @@ def version_page(data: SiteData, version: Version, use_directory_urls: bool = Tr
     )
 
 
+@dataclass
+class Tab:
+    """One binding of a diff page: what was compared, and its changes."""
+
+    key: str
+    title: str
+    comparison: dict[str, Any]
+    changes: list[dict[str, Any]]
+
+    @property
+    def breaking(self) -> int:
+        return sum(c["severity"] == "wire-breaking" for c in self.changes)
+
+
+def tabs(d: dict[str, Any]) -> list[Tab]:
+    """A tab per binding the diff compared (gRPC, its REST routes, JSON-RPC), then prose."""
+    def order(c: dict[str, Any]) -> int:
+        return SEVERITY_ORDER.index(c["severity"]) if c["severity"] in SEVERITY_ORDER else 9
+
+    found = []
+    for comparison in d.get("bindings", []):
+        for binding in comparison.get("reports", [comparison["binding"]]):
+            changes = sorted((c for c in d["changes"] if c["binding"] == binding), key=order)
+            if binding == "rest" and not changes:
+                continue
+            found.append(Tab(binding, TAB_TITLES.get(binding, binding), comparison, changes))
+    prose = sorted((c for c in d["changes"] if c["binding"] == "prose"), key=order)
+    if prose:
+        found.append(Tab("prose", TAB_TITLES["prose"], {}, prose))
+    return found
+
+
 def diff_page(data: SiteData, d: dict[str, Any], use_directory_urls: bool = True) -> str:
     page = paths.diff_page(d["old_version"], d["new_version"])
     link = Linker(page, use_directory_urls)
     old = data.kb.version(d["old_version"])
     new = data.kb.version(d["new_version"])
-    changes = sorted(d["changes"], key=lambda c: (SEVERITY_ORDER.index(c["severity"])
-                                                   if c["severity"] in SEVERITY_ORDER else 9))
-    return render("site/diff.md.j2", d=d, old=old, new=new, changes=changes, link=link, paths=paths,
-                  severities=SEVERITY_ORDER)
+    allowed = [a for a in oracle.ALLOWED if (a.old, a.new) == (old.id, new.id)]
+    return render("site/diff.md.j2", d=d, old=old, new=new, tabs=tabs(d), link=link, paths=paths,
+                  severities=SEVERITY_ORDER, clients=CLIENTS, allowed=allowed,
+                  encodings=ENCODINGS)
 
 
 def pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:

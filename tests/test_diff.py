@@ -1,0 +1,225 @@
+"""The diff from compiled descriptors: per binding, with the encodings each change breaks,
+on the real sources (compiled by protoc from the grpcio-tools wheel)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a2a_kb import cli
+from a2a_kb.errors import ExtractError
+from a2a_kb.knowledge.diff import descriptors, proto, scope, sides
+
+
+def run_json(root: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    code = cli.main(["--root", str(root), "diff", *argv, "--format", "json"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def one(changes: list[dict[str, Any]], **match: Any) -> dict[str, Any]:
+    found = [c for c in changes if all(c[k] == v for k, v in match.items())]
+    assert len(found) == 1, (match, found)
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def v030_to_v100(real_cache: Path) -> dict[str, Any]:
+    from a2a_kb import compare, load
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("A2A_KB_CACHE", str(real_cache))
+        return compare(load(Path(__file__).resolve().parents[1]), "0.3.0", "1.0.0").as_json()
+
+
+def test_every_shared_binding_and_the_migration(v030_to_v100: dict[str, Any]) -> None:
+    bindings = {b["binding"]: b for b in v030_to_v100["bindings"]}
+    assert set(bindings) == {"grpc", "json"}
+    assert bindings["grpc"]["old"] == "0.3.0:grpc" and not bindings["grpc"]["migration"]
+    assert bindings["json"]["migration"] and bindings["json"]["old_source"] == "json-schema@v0.3.0"
+    assert bindings["json"]["new_source"] == "proto@v1.0.0"
+    assert {c["binding"] for c in v030_to_v100["changes"]} >= {"grpc", "rest", "json"}
+
+
+def test_package_rename_breaks_every_grpc_method(v030_to_v100: dict[str, Any]) -> None:
+    renamed = one(v030_to_v100["changes"], kind="package-renamed")
+    assert (renamed["old"], renamed["new"]) == ("a2a.v1", "lf.a2a.v1")
+    assert renamed["binding"] == "grpc" and "binary" in renamed["breaks"]
+    assert renamed["severity"] == "wire-breaking"
+
+
+def test_field_4_of_status_update_event_is_reused(v030_to_v100: dict[str, Any]) -> None:
+    reused = one(v030_to_v100["changes"], kind="field-number-reused", subject="TaskStatusUpdateEvent#4")
+    assert reused["old"] == "bool final" and reused["new"] == "google.protobuf.Struct metadata"
+    assert "binary" in reused["breaks"] and reused["severity"] == "wire-breaking"
+    sides_seen = {loc["side"]: loc for loc in reused["locations"]}
+    assert sides_seen["old"]["source"] == "grpc-proto@v0.3.0"
+    assert sides_seen["new"]["source"] == "proto@v1.0.0"
+    for loc in sides_seen.values():
+        assert loc["lines"][0] > 0 and f"#L{loc['lines'][0]}" in loc["permalink"]
+
+
+def test_cancelled_to_canceled_breaks_protojson_only(v030_to_v100: dict[str, Any]) -> None:
+    renamed = one(v030_to_v100["changes"], kind="state-renamed", subject="TaskState.canceled",
+                  binding="grpc")
+    assert (renamed["old"], renamed["new"]) == ("TASK_STATE_CANCELLED", "TASK_STATE_CANCELED")
+    assert "binary" not in renamed["breaks"] and "json" in renamed["breaks"]
+    assert renamed["severity"] == "source-breaking"  # for a gRPC client: the bytes are the same
+
+
+def test_task_status_field_2_is_a_rename_that_breaks_no_encoding(v030_to_v100: dict[str, Any]) -> None:
+    grpc = [c for c in v030_to_v100["changes"]
+            if c["binding"] == "grpc" and c["subject"].startswith("TaskStatus")]
+    rename = one(grpc, kind="field-renamed", subject="TaskStatus#2")
+    assert (rename["old"], rename["new"]) == ("update", "message")
+    assert not {"binary", "json"} & set(rename["breaks"])
+    assert not [c for c in grpc if c["kind"] == "field-number-reused" and c["subject"] == "TaskStatus#2"]
+
+
+def test_required_annotation_is_not_wire_breaking(v030_to_v100: dict[str, Any]) -> None:
+    required = [c for c in v030_to_v100["changes"] if c["kind"] == "field-required-changed"
+                and c["binding"] == "grpc"]
+    assert required and all(c["breaks"] == ["behaviour"] for c in required)
+    assert all(c["severity"] == "behavioural" for c in required)
+
+
+def test_request_type_change_of_create_push_config(v030_to_v100: dict[str, Any]) -> None:
+    changed = one(v030_to_v100["changes"], kind="method-signature-changed",
+                  subject="A2AService.CreateTaskPushNotificationConfig")
+    assert changed["old"].startswith("(CreateTaskPushNotificationConfigRequest)")
+    assert changed["new"].startswith("(TaskPushNotificationConfig)") and "binary" in changed["breaks"]
+
+
+def test_migration_reads_what_the_envelopes_carry(v030_to_v100: dict[str, Any]) -> None:
+    json_changes = [c for c in v030_to_v100["changes"] if c["binding"] == "json"]
+    final = one(json_changes, kind="field-removed", subject="TaskStatusUpdateEvent.final")
+    assert final["severity"] == "wire-breaking"
+    canceled = one(json_changes, kind="state-renamed", subject="TaskState.canceled")
+    assert canceled["new"] == "TASK_STATE_CANCELED"
+    # v0.3.0's SendMessageRequest is a JSON-RPC envelope; what it carries is compared
+    assert not [c for c in json_changes if c["subject"] == "SendMessageRequest.jsonrpc"]
+
+
+def test_every_change_links_both_sides(v030_to_v100: dict[str, Any]) -> None:
+    for change in v030_to_v100["changes"]:
+        if change["binding"] == "prose":
+            continue
+        assert {loc["side"] for loc in change["locations"]} == {"old", "new"}, change
+        for loc in change["locations"]:
+            assert loc["permalink"].startswith("https://github.com/a2aproject/A2A/blob/")
+
+
+def test_agent_card_is_out_of_scope(v030_to_v100: dict[str, Any]) -> None:
+    assert not [c for c in v030_to_v100["changes"] if c["subject"].startswith(("AgentCard", "AgentSkill"))]
+
+
+def test_json_name_change_in_v026(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(real_kb_env, capsys, "0.2.5:grpc", "0.2.6:grpc")
+    assert data["old"] == "0.2.5:grpc" and [b["binding"] for b in data["bindings"]] == ["grpc"]
+    changed = one(data["changes"], kind="field-json-name-changed", subject="TaskStatus.update")
+    assert (changed["old"], changed["new"], changed["breaks"]) == ("update", "message", ["json"])
+    assert changed["severity"] == "compatible"  # a gRPC client never sees a JSON name
+
+
+def test_narrowing_to_one_binding(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(real_kb_env, capsys, "0.3.0:grpc", "1.0.0:grpc")
+    assert {c["binding"] for c in data["changes"]} <= {"grpc", "rest", "prose"}
+
+
+def test_unknown_binding_is_a_usage_error(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--root", str(real_kb_env), "diff", "0.3.0:soap", "1.0.0"]) == 2
+    assert "unknown binding 'soap'" in capsys.readouterr().err
+    assert cli.main(["--root", str(real_kb_env), "diff", "0.1.0:grpc", "1.0.0:grpc"]) == 2
+    assert "has no grpc binding" in capsys.readouterr().err
+
+
+def test_scope_is_computed_from_the_rpcs(real_kb_env: Path) -> None:
+    from a2a_kb import load
+    from a2a_kb.knowledge.check import FactBook
+    from a2a_kb.sources.cache import Cache
+
+    kb = load(real_kb_env)
+    reader = sides.Reader(FactBook(kb, Cache(kb.project.cache_dir)), kb.project.cache_dir)
+    found = scope.proto_scope(reader.proto(kb.sources["proto@v1.0.0"]))
+    assert "A2AService.GetExtendedAgentCard" not in found.operations
+    assert {"A2AService.SendMessage", "A2AService.ListTasks", "A2AService.SubscribeToTask",
+            "A2AService.CreateTaskPushNotificationConfig"} <= found.operations
+    assert {"TaskState", "Task", "TaskStatusUpdateEvent", "AuthenticationInfo"} <= found.types
+    assert "AgentCard" not in found.types
+
+
+def test_descriptors_are_cached_by_sha256_and_recompiled_when_damaged(real_kb_env: Path,
+                                                                      tmp_path: Path) -> None:
+    from a2a_kb import load
+    from a2a_kb.knowledge.check import FactBook
+    from a2a_kb.sources.cache import Cache
+
+    kb = load(real_kb_env)
+    source = kb.sources["proto@v1.0.0"]
+    text = FactBook(kb, Cache(kb.project.cache_dir)).text(source)
+    first = descriptors.compile_proto(source, text, tmp_path)
+    [cached] = list((tmp_path / "descriptors").iterdir())
+    assert cached.name.startswith(source.sha256)
+    cached.write_bytes(b"\xff not a descriptor set")
+    assert descriptors.compile_proto(source, text, tmp_path) == first
+    proto_file = descriptors.read(source, first)
+    assert proto_file.package == "lf.a2a.v1"
+    assert proto_file.messages["TaskStatusUpdateEvent"].fields[4].lines[0] > 0
+
+
+def test_protoc_errors_name_the_source_and_line(real_kb_env: Path, tmp_path: Path) -> None:
+    from a2a_kb import load
+
+    source = load(real_kb_env).sources["proto@v1.0.0"]
+    with pytest.raises(ExtractError, match=r"proto@v1\.0\.0.*a2a\.proto:3:"):
+        descriptors.compile_proto(source, 'syntax = "proto3";\n\nmessage {\n', tmp_path)
+    assert not (tmp_path / "descriptors").exists()
+
+
+def test_reserved_number_reuse_is_reported(real_kb_env: Path) -> None:
+    """A field added on a number the old version reserved (v1.0.0-rc reserves field 4 of
+    TaskStatusUpdateEvent, v1.0.0 gives it to `metadata`)."""
+    from a2a_kb import load
+    from a2a_kb.knowledge.check import FactBook
+    from a2a_kb.sources.cache import Cache
+
+    kb = load(real_kb_env)
+    reader = sides.Reader(FactBook(kb, Cache(kb.project.cache_dir)), kb.project.cache_dir)
+    new = reader.proto(kb.sources["proto@v1.0.0"])
+    old_text = reader.book.text(kb.sources["proto@v1.0.0"]).replace(
+        "google.protobuf.Struct metadata = 4;", "reserved 4;", 1)
+    source = kb.sources["proto@v1.0.0"]
+    old = descriptors.read(source, descriptors.compile_proto(source, old_text, kb.project.cache_dir))
+    changes = proto.compare(old, new)
+    gone = [c for c in changes if c.kind == "reserved-removed" and c.subject == "TaskStatusUpdateEvent"]
+    assert gone and "binary" in gone[0].breaks
+    added = [c for c in changes if c.kind == "field-added" and c.subject == "TaskStatusUpdateEvent.metadata"]
+    assert added and "reserved" in added[0].note
+
+
+@pytest.fixture(scope="module")
+def rc_to_v100(real_cache: Path) -> dict[str, Any]:
+    from a2a_kb import compare, load
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("A2A_KB_CACHE", str(real_cache))
+        return compare(load(Path(__file__).resolve().parents[1]), "1.0.0-rc", "1.0.0").as_json()
+
+
+def test_a_field_that_moves_number_is_one_change_judged_from_both_peers(
+        rc_to_v100: dict[str, Any]) -> None:
+    grpc = [c for c in rc_to_v100["changes"] if c["binding"] == "grpc"]
+    # metadata left 5 for the 4 the release candidate had reserved; 5 is now free: binary
+    moved = one(grpc, kind="field-renumbered", subject="TaskStatusUpdateEvent.metadata")
+    assert (moved["old"], moved["new"], moved["breaks"]) == (5, 4, ["binary"])
+    assert not [c for c in grpc if c["kind"] in ("field-added", "field-removed")
+                and c["subject"] == "TaskStatusUpdateEvent.metadata"]
+    # id and tenant swapped numbers: both strings, so the bytes parse but mean other things
+    swapped = one(grpc, kind="field-renumbered", subject="CancelTaskRequest.id")
+    assert (swapped["old"], swapped["new"], swapped["breaks"]) == (1, 2, ["behaviour"])
+    assert "read as tenant" in swapped["note"]

@@ -1,0 +1,284 @@
+"""The JSON side of the protocol: a JSON schema (the JSON-RPC binding up to v0.3.0), or a
+.proto read as ProtoJSON (the JSON-RPC and REST bindings from v1.0), compared by
+definition: enum strings, required lists, property names and their types.
+
+Both are read into one :class:`JsonDescription`, so the same comparison covers v0.2 →
+v0.3 (two schemas), v1.0 → v1.0.1 (two ProtoJSON views) and the migration from v0.3.0's
+schema to v1.0's ProtoJSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import ExtractError
+from ...extract.json_positions import locate
+from ...extract.json_schema import type_name
+from ...extract.lifecycle import state_name  # a state added upstream is a change, not skipped
+from ...records.model import Source
+from .descriptors import NO_LINES, Lines, ProtoField, ProtoFile
+from .model import Change, Location
+from .scope import TASK_STATE, closure, proto_scope
+
+JSON = "json"
+
+
+@dataclass
+class Definition:
+    name: str
+    lines: Lines
+    properties: dict[str, tuple[str, Lines]] = field(default_factory=dict)  # name → (type, lines)
+    required: set[str] = field(default_factory=set)
+    enum: dict[str, Lines] | None = None  # string → lines, when the definition is an enum
+    refers_to: set[str] = field(default_factory=set)  # the definitions it refers to
+    payload: str = ""  # a JSON-RPC envelope's params (or result) definition
+
+
+@dataclass
+class JsonDescription:
+    source: Source
+    definitions: dict[str, Definition]
+    scope: set[str]  # the definitions the diff covers
+    proto_json: bool  # read from a .proto: `required` is an annotation, not validation
+
+
+# --- reading a JSON schema ---------------------------------------------------------------------
+
+
+def from_schema(source: Source, text: str) -> JsonDescription:
+    try:
+        document = json.loads(text)
+    except ValueError as e:
+        raise ExtractError(f"source '{source.id}': not valid JSON: {e}") from e
+    container = next((k for k in ("$defs", "definitions") if isinstance(document, dict)
+                      and isinstance(document.get(k), dict)), "")
+    if not container:
+        raise ExtractError(f"source '{source.id}': no `$defs` or `definitions`: is it the A2A JSON schema?")
+    spans = locate(text)
+    definitions: dict[str, Definition] = {}
+    for name, schema in document[container].items():
+        if not isinstance(schema, dict):
+            continue
+        where = (container, name)
+        found = Definition(name, spans.get(where, NO_LINES))
+        if isinstance(schema.get("enum"), list) and all(isinstance(v, str) for v in schema["enum"]):
+            found.enum = {v: spans.get((*where, "enum", i), NO_LINES) for i, v in enumerate(schema["enum"])}
+        for prop, prop_schema in (schema.get("properties") or {}).items():
+            lines = spans.get((*where, "properties", prop), NO_LINES)
+            found.properties[prop] = (type_name(prop_schema), lines)
+        found.required = {r for r in schema.get("required") or [] if isinstance(r, str)}
+        found.refers_to = _refs(schema)
+        found.payload = _payload(found)
+        definitions[name] = found
+    for found in definitions.values():  # XResponse = XSuccessResponse | error: take its payload
+        if not found.payload and not found.properties and found.name.endswith("Response"):
+            success = definitions.get(found.name.removesuffix("Response") + "SuccessResponse")
+            found.payload = success.payload if success else ""
+    return JsonDescription(source, definitions, _schema_scope(definitions, document[container]), False)
+
+
+def _refs(schema: Any) -> set[str]:
+    """Every definition a schema refers to, however deep."""
+    found: set[str] = set()
+    if isinstance(schema, dict):
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            found.add(ref.rsplit("/", 1)[-1])
+        for value in schema.values():
+            found |= _refs(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            found |= _refs(item)
+    return found
+
+
+def _payload(definition: Definition) -> str:
+    """The definition a JSON-RPC request or response carries, when it is a single one."""
+    if "jsonrpc" not in definition.properties:
+        return ""
+    for key in ("params", "result"):
+        carried = definition.properties.get(key, ("", NO_LINES))[0]
+        if re.fullmatch(r"[A-Za-z0-9_]+", carried) and carried not in _SCALARS.values():
+            return carried
+    return ""
+
+
+def unwrapped(description: JsonDescription) -> JsonDescription:
+    """The schema with each JSON-RPC envelope replaced by what it carries, as ProtoJSON
+    names it: v0.3.0's ``SendMessageRequest`` is ``{jsonrpc, id, method, params:
+    MessageSendParams}``, v1.0's is the params themselves."""
+    definitions = dict(description.definitions)
+    for name, found in description.definitions.items():
+        carried = definitions.get(found.payload) if found.payload else None
+        if carried is not None:
+            definitions[name] = Definition(name, found.lines, dict(carried.properties), set(carried.required),
+                                           carried.enum, carried.refers_to | {found.payload})
+    return JsonDescription(description.source, definitions, description.scope, description.proto_json)
+
+
+def _method(schema: Any) -> str:
+    method = (schema.get("properties") or {}).get("method") if isinstance(schema, dict) else None
+    const = method.get("const") if isinstance(method, dict) else None
+    if const is None and isinstance(method, dict) and isinstance(method.get("enum"), list):
+        const = method["enum"][0] if len(method["enum"]) == 1 else None
+    return const if isinstance(const, str) else ""
+
+
+def _schema_scope(definitions: dict[str, Definition], schemas: dict[str, Any]) -> set[str]:
+    """TaskState and every definition reachable from the task operations' requests and
+    responses. A JSON-RPC request is a task operation when its method is in the ``tasks/``
+    namespace or the response paired with it by name (``XRequest`` → ``XResponse``)
+    reaches TaskState."""
+
+    def edges(name: str) -> set[str]:
+        found = definitions.get(name)
+        return found.refers_to if found else set()
+
+    scope = {TASK_STATE} if TASK_STATE in definitions else set()
+    for name, schema in schemas.items():
+        method = _method(schema)
+        if not method:
+            continue
+        stem = name.removesuffix("Request")
+        responses = [n for n in definitions if n != name and n.startswith(stem) and n.endswith("Response")]
+        reached = closure([name, *responses], edges)
+        if method.startswith("tasks/") or TASK_STATE in reached:
+            scope |= reached
+    return scope & set(definitions)
+
+
+# --- reading a .proto as ProtoJSON -------------------------------------------------------------
+
+_WELL_KNOWN = {
+    "google.protobuf.Struct": "object", "google.protobuf.Value": "any",
+    "google.protobuf.ListValue": "array", "google.protobuf.Timestamp": "string",
+    "google.protobuf.Duration": "string", "google.protobuf.Empty": "object",
+    "google.protobuf.Any": "object", "google.protobuf.FieldMask": "string",
+}
+_SCALARS = {
+    "double": "number", "float": "number", "bool": "boolean", "string": "string", "bytes": "string",
+    **dict.fromkeys(("int32", "sint32", "sfixed32", "uint32", "fixed32"), "integer"),
+    # ProtoJSON writes 64-bit integers as strings
+    **dict.fromkeys(("int64", "sint64", "sfixed64", "uint64", "fixed64"), "string"),
+}
+
+
+def _json_type(f: ProtoField) -> str:
+    if f.map_entry:
+        return "object"
+    if f.kind in ("message", "enum"):
+        one = _WELL_KNOWN.get(f.type_name, f.type_name)
+    else:
+        one = _SCALARS.get(f.kind, f.kind)
+    return f"{one}[]" if f.cardinality == "repeated" else one
+
+
+def from_proto(proto: ProtoFile) -> JsonDescription:
+    """A .proto as its ProtoJSON reads: properties by json_name, enums by value name."""
+    definitions: dict[str, Definition] = {}
+    for name, message in proto.messages.items():
+        if message.map_entry:
+            continue
+        found = Definition(name, message.lines)
+        for f in message.fields.values():
+            found.properties[f.json_name] = (_json_type(f), f.lines)
+            if f.required:
+                found.required.add(f.json_name)
+        definitions[name] = found
+    for name, enum in proto.enums.items():
+        definitions[name] = Definition(name, enum.lines, enum={v[0]: v[1] for v in enum.values.values()})
+    return JsonDescription(proto.source, definitions, proto_scope(proto).types, True)
+
+
+# --- comparing ---------------------------------------------------------------------------------
+
+
+def compare(old: JsonDescription, new: JsonDescription) -> list[Change]:
+    changes: list[Change] = []
+    if old.proto_json != new.proto_json:  # a migration: compare what the envelopes carry
+        old, new = (old if old.proto_json else unwrapped(old)), (new if new.proto_json else unwrapped(new))
+
+    def at(old_lines: Lines, new_lines: Lines) -> list[Location]:
+        return [Location("old", old.source, old_lines), Location("new", new.source, new_lines)]
+
+    def add(kind: str, subject: str, before: object, after: object, breaks: tuple[str, ...],
+            where: list[Location], note: str = "") -> None:
+        changes.append(Change(kind, subject, before, after, JSON, breaks, where, note,
+                              elements=(f"definition:{subject.split('.', 1)[0]}",)))
+
+    names = (old.definitions.keys() | new.definitions.keys()) & (old.scope | new.scope)
+    for name in sorted(names):
+        a, b = old.definitions.get(name), new.definitions.get(name)
+        if a is None or b is None:
+            kind = "message-added" if a is None else "message-removed"
+            add(kind, name, a and name, b and name, () if a is None else ("json",),
+                at(a.lines if a else NO_LINES, b.lines if b else NO_LINES))
+            continue
+        if a.enum is not None or b.enum is not None:
+            if name == TASK_STATE:
+                _states(a, b, add, at)
+            else:
+                _enum_strings(name, a, b, add, at)
+            continue
+        _properties(name, a, b, add, at, validation=not (old.proto_json or new.proto_json))
+    return changes
+
+
+def _states(a: Definition, b: Definition, add: Any, at: Any) -> None:
+    old = {state_name(v): v for v in a.enum or {} if state_name(v)}
+    new = {state_name(v): v for v in b.enum or {} if state_name(v)}
+    old_lines, new_lines = a.enum or {}, b.enum or {}
+    for state in [s for s in new if s not in old]:
+        add("state-added", f"TaskState.{state}", None, new[state], (), at(a.lines, new_lines[new[state]]))
+    for state in [s for s in old if s not in new]:
+        add("state-removed", f"TaskState.{state}", old[state], None, ("json",),
+            at(old_lines[old[state]], b.lines),
+            note="a peer that still sends this string is refused")
+    renamed = [s for s in new if s in old and old[s] != new[s]]
+    if renamed and _convention(list(old.values())) != _convention(list(new.values())):
+        add("naming-convention", TASK_STATE, _convention(list(old.values())),
+            _convention(list(new.values())), ("json",), at(a.lines, b.lines))
+    for state in renamed:
+        add("state-renamed", f"TaskState.{state}", old[state], new[state], ("json",),
+            at(old_lines[old[state]], new_lines[new[state]]))
+
+
+def _convention(spellings: list[str]) -> str:
+    if all(re.fullmatch(r"TASK_STATE_[A-Z_]+", s) for s in spellings):
+        return "SCREAMING_SNAKE_CASE with TASK_STATE_ prefix"
+    if all(re.fullmatch(r"[a-z]+(-[a-z]+)*", s) for s in spellings):
+        return "lowercase kebab-case strings"
+    return "mixed"
+
+
+def _enum_strings(name: str, a: Definition, b: Definition, add: Any, at: Any) -> None:
+    old, new = a.enum or {}, b.enum or {}
+    for value in [v for v in old if v not in new]:
+        add("enum-value-removed", f"{name}.{value}", value, None, ("json",), at(old[value], b.lines))
+    for value in [v for v in new if v not in old]:
+        add("enum-value-added", f"{name}.{value}", None, value, (), at(a.lines, new[value]))
+
+
+def _properties(name: str, a: Definition, b: Definition, add: Any, at: Any, *, validation: bool) -> None:
+    required_breaks = ("json",) if validation else ("behaviour",)
+    for prop in [p for p in a.properties if p not in b.properties]:
+        add("field-removed", f"{name}.{prop}", a.properties[prop][0], None, ("json",),
+            at(a.properties[prop][1], b.lines))
+    for prop in [p for p in b.properties if p not in a.properties]:
+        required = prop in b.required
+        add("field-added", f"{name}.{prop}", None, b.properties[prop][0],
+            required_breaks if required else (), at(a.lines, b.properties[prop][1]),
+            note="required: a message without it is invalid" if required else "")
+    for prop in [p for p in a.properties if p in b.properties]:
+        (old_type, old_lines), (new_type, new_lines) = a.properties[prop], b.properties[prop]
+        if old_type != new_type:
+            add("field-type-changed", f"{name}.{prop}", old_type, new_type, ("json",),
+                at(old_lines, new_lines))
+        was, now = prop in a.required, prop in b.required
+        if was != now:
+            add("field-required-changed", f"{name}.{prop}", "required" if was else "optional",
+                "required" if now else "optional", required_breaks if now else ("behaviour",),
+                at(old_lines, new_lines))

@@ -1,0 +1,99 @@
+"""Which description each version has for each binding, read once per source.
+
+- ``grpc``: the version's .proto (``specification/grpc/a2a.proto`` in v0.2–v0.3,
+  ``specification/a2a.proto`` from v1.0), compared as compiled descriptors;
+- ``json``: the JSON-RPC binding: the JSON schema up to v0.3.0, and from v1.0 (which has no
+  schema of its own) the .proto read as ProtoJSON.
+
+A binding is *replaced* between two versions when its description changed nature (v0.3.0's
+schema → v1.0's ProtoJSON); the diff then reports the migration path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...errors import ConfigurationError
+from ...records.kb import KnowledgeBase
+from ...records.model import Source
+from ..check import FactBook
+from . import descriptors, schema
+from .descriptors import ProtoFile
+
+BINDINGS = ("grpc", "json")
+_NORMATIVE_PROTO = ("specification/a2a.proto", "specification/grpc/a2a.proto")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One version read through one binding."""
+
+    version: str
+    binding: str
+    source: Source
+
+    @property
+    def label(self) -> str:
+        return f"{self.version}:{self.binding}"
+
+    @property
+    def is_proto(self) -> bool:
+        return self.source.kind == "proto"
+
+
+def _primary(sources: list[Source], kind: str) -> Source | None:
+    """The version's own description of this kind: from the A2A repository, at the path the
+    specification keeps it (a copy in another repository, such as a test suite's, is not it)."""
+    found = [s for s in sources if s.kind == kind and s.authority == "primary" and s.pinned]
+    found.sort(key=lambda s: (s.path not in _NORMATIVE_PROTO and kind == "proto",
+                              "a2aproject/A2A/" not in s.url,
+                              _NORMATIVE_PROTO.index(s.path) if s.path in _NORMATIVE_PROTO else 9, s.id))
+    return found[0] if found else None
+
+
+def bindings(kb: KnowledgeBase, version: str) -> dict[str, Source]:
+    """binding → the source that describes it, for every binding the version has."""
+    sources = kb.sources_of(kb.version(version).id)
+    proto = _primary(sources, "proto")
+    json_schema = _primary(sources, "json-schema")
+    found: dict[str, Source] = {}
+    if proto is not None:
+        found["grpc"] = proto
+    if json_schema is not None or proto is not None:
+        found["json"] = json_schema or proto  # type: ignore[assignment]
+    return found
+
+
+def side(kb: KnowledgeBase, version: str, binding: str) -> Side:
+    if binding and binding not in BINDINGS:
+        raise ConfigurationError(f"unknown binding '{binding}' (known: {', '.join(BINDINGS)})")
+    v = kb.version(version)
+    have = bindings(kb, v.id)
+    if not have:
+        raise ConfigurationError(f"version {v.id} has no JSON schema or .proto to compare")
+    if binding not in have:
+        raise ConfigurationError(
+            f"version {v.id} has no {binding} binding (it has: {', '.join(have)})")
+    return Side(v.id, binding, have[binding])
+
+
+class Reader:
+    """Compiled .protos and read JSON descriptions, once per source."""
+
+    def __init__(self, book: FactBook, cache_root: Path) -> None:
+        self.book = book
+        self.cache_root = cache_root
+        self._protos: dict[str, ProtoFile] = {}
+        self._json: dict[str, schema.JsonDescription] = {}
+
+    def proto(self, source: Source) -> ProtoFile:
+        if source.id not in self._protos:
+            self._protos[source.id] = descriptors.load(source, self.book.text(source), self.cache_root)
+        return self._protos[source.id]
+
+    def json(self, source: Source) -> schema.JsonDescription:
+        if source.id not in self._json:
+            self._json[source.id] = (schema.from_proto(self.proto(source)) if source.kind == "proto"
+                                     else schema.from_schema(source, self.book.text(source)))
+        return self._json[source.id]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, Mark, Severity
 from ..errors import SourceUnavailable
 from ..facts import Fact, canonical_state
+from ..records import patterns
 from ..records.kb import KnowledgeBase
 from ..records.loader import collector_paused
 from ..records.model import Claim, Expectation, Source
@@ -183,8 +183,13 @@ def _matches(op: str, actual: Any, expected: Any) -> bool:
         return isinstance(actual, list | dict | str) and len(actual) == expected
     if op == "date-equals":
         return str(actual)[:10] == str(expected)[:10]
-    if op == "matches":
-        return re.search(str(expected), str(actual)) is not None
+    if op in ("matches", "not-matches"):
+        # RE2, never `re`: a claim's pattern must not be able to hang the check.
+        try:
+            found = patterns.search(str(expected), str(actual))
+        except patterns.PatternError:
+            return False  # validation reports the pattern; an unvalidated KB fails the check
+        return found if op == "matches" else not found
     if op == "quote-in-section":
         text = actual.get("text", "") if isinstance(actual, dict) else str(actual)
         return _norm(str(expected)) in _norm(text)

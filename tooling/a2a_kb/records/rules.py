@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from ..diagnostics import Diagnostic, Mark, Severity
 from ..project import Project
 from ..schemas import KINDS
-from . import dossier
+from . import dossier, patterns
 from .kb import KnowledgeBase
 from .loader import LoadResult, RawRecord
 from .model import Claim, Conflict
@@ -185,15 +185,16 @@ def claim_references(ctx: Context) -> Iterator[Diagnostic]:
                     "write e.g. 'value: 9'",
                     record_id=claim.id,
                 )
-            if e.op == "matches" and isinstance(e.value, str):
+            if e.op in ("matches", "not-matches") and isinstance(e.value, str):
                 try:
-                    re.compile(e.value)
-                except re.error as err:
+                    patterns.compile_pattern(e.value)
+                except patterns.PatternError as err:
                     yield Diagnostic(
                         e.mark or claim.mark,
                         "expect-value",
-                        f"claim '{claim.id}': the regular expression is invalid: {err}",
-                        "fix the pattern",
+                        f"claim '{claim.id}': the regular expression cannot be used: {err}",
+                        "patterns run on RE2 (linear time): drop look-around and "
+                        "back-references; to require that text is absent, use op 'not-matches'",
                         record_id=claim.id,
                     )
         if not claim.verdict:

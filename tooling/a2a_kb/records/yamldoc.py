@@ -53,8 +53,10 @@ _NODE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEven
 # Control characters a double-quoted scalar can spell as escapes ("\e[2J", "\x9b"); the
 # reader refuses them written raw. In a record they could only be there to drive the
 # terminal of whoever reads `a2a-kb query`, so they are refused too (tab and line break
-# are text).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# are text). So are the bidirectional overrides, which YAML lets through raw: they make a
+# statement read differently from what it says (right-to-left text needs none of them).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 # Byte-order marks of encodings an editor may save a file in by mistake. UTF-32 comes
 # first because its little-endian mark begins with the UTF-16 one.
@@ -387,6 +389,7 @@ class _Builder:
         # Asked once per file, not once per value: a scan of the whole text for each plain
         # scalar made reading quadratic (8 MB of claims took a minute).
         self.has_comment_mark = "#" in text
+        self.has_bidi_control = _BIDI.search(text) is not None
         self._lines: list[str] | None = None  # split only when a value may have been cut
 
     def documents(self) -> list[Document]:
@@ -474,7 +477,7 @@ class _Builder:
             if tag not in _ALLOWED_TAGS:
                 self._refused_tag(tag, value, line, column)
                 return None, (line, column, None)
-            if event.style == '"' and _CONTROL.search(value):
+            if (event.style == '"' or self.has_bidi_control) and _CONTROL.search(value):
                 self._control_character(value, line, column)
             built = _scalar(tag, value, event.style, self.problems, self.path, line, column)
             if not event.style and " " in value and self.has_comment_mark:
@@ -587,9 +590,10 @@ class _Builder:
             Diagnostic(
                 Mark(self.path, line, column),
                 "control-character",
-                f"the quoted string holds the control character U+{ord(found.group()):04X} "
-                f"(written as an escape) in \"{excerpt(value)}\"",
-                "delete the escape; record text is printable (a terminal would obey it)",
+                f"the text holds the control character U+{ord(found.group()):04X} "
+                f"in \"{excerpt(value)}\"",
+                "delete it; record text is printable (a terminal would obey an escape, and a "
+                "bidirectional override makes text read otherwise than it says)",
             )
         )
 

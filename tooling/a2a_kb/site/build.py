@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import BuildError, ConfigurationError
+from ..output import terminal_safe
 from ..project import Project
 
 # mkdocs-material prints a banner about its successor on every build; it is not a problem
@@ -63,12 +64,20 @@ class _Problems(logging.Handler):
         self.messages.append(record.getMessage())
 
 
+class _TerminalSafe(logging.Formatter):
+    """MkDocs' messages quote page titles and record text: shown through the one function
+    that makes text safe for a terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_safe(super().format(record))
+
+
 @contextlib.contextmanager
 def _log_to_stderr(quiet: bool) -> Iterator[None]:
     """MkDocs reports through logging; show its INFO lines unless ``quiet``."""
     logger = logging.getLogger("mkdocs")
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+    handler.setFormatter(_TerminalSafe("%(levelname)-7s -  %(message)s"))
     handler.setLevel(logging.WARNING if quiet else logging.INFO)
     previous = logger.level
     logger.addHandler(handler)

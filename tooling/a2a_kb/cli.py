@@ -136,6 +136,9 @@ def cmd_fetch(args: argparse.Namespace) -> int:
         offline=args.offline,
         progress=sys.stderr.isatty() and not args.quiet,
     )
+    from .knowledge.derived import sweep
+
+    report.derived_removed = sweep(kb.project)
     if args.format == "json":
         _emit(dumps(envelope(report.as_json())))
     else:
@@ -477,15 +480,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except SystemExit as e:
         return int(e.code or 0)
-    except Exception as e:  # a bug, not bad input: say so briefly; A2A_KB_DEBUG shows the trace
-        if os.environ.get("A2A_KB_DEBUG"):
-            raise
-        _say(
-            f"a2a-kb: internal error: {type(e).__name__}: {e} "
-            "(set A2A_KB_DEBUG=1 for the traceback, and please report it)"
-        )
-        return EXIT_USAGE
+    except OSError as e:  # a read-only or full disk is the machine's state, not a bug
+        from .errors import disk_error
 
+        problem = disk_error(e)
+        if problem is None:
+            return _internal_error(e)
+        _say(f"a2a-kb: error: {problem}")
+        return problem.exit_code
+    except Exception as e:
+        return _internal_error(e)
+
+
+def _internal_error(e: Exception) -> int:
+    """A bug, not bad input: say so briefly; A2A_KB_DEBUG shows the trace."""
+    if os.environ.get("A2A_KB_DEBUG"):
+        raise e
+    _say(
+        f"a2a-kb: internal error: {type(e).__name__}: {e} "
+        "(set A2A_KB_DEBUG=1 for the traceback, and please report it)"
+    )
+    return EXIT_USAGE
 
 if __name__ == "__main__":
     sys.exit(main())

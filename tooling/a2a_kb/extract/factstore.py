@@ -4,8 +4,12 @@ An unchanged source is never parsed twice. One file per content, ``<sha256>.json
 facts directory (``<cache_dir>/facts/``), holds the facts of each kind that has read those
 bytes, each with the version of its extractor; a new extractor version, a missing or
 unreadable file, or a file from another format simply means the bytes are read again.
-Files are replaced atomically (:func:`a2a_kb.sources.cache.atomic_write`), so a reader never sees
-half a file.
+Files are replaced atomically and sealed (:func:`a2a_kb.sources.cache.write_sealed`): a file
+is believed only while its payload hashes to its seal and names the sha256 it is filed
+under, so a flipped byte, a truncated write or a file copied to the wrong name makes the
+bytes be read again, never a wrong fact. A cache that cannot be written (a read-only or
+full disk) costs speed, not correctness: the facts are extracted and used all the same,
+and :attr:`FactStore.unwritable` says why they were not kept.
 
 The cached facts carry no source identity: two sources can have the same bytes (the
 v0.1.0 schema is byte for byte the one at 8a44cff), so the identity of the source asking
@@ -21,10 +25,10 @@ from typing import Any
 
 from ..facts import Fact
 from ..records.model import Source
-from ..sources.cache import atomic_write, sha256_of
+from ..sources.cache import read_sealed, sha256_of, write_sealed
 from . import EXTRACTOR_VERSIONS, extract
 
-STORE_FORMAT = 1
+STORE_FORMAT = 2  # 2: sealed
 
 # Facts already read in this process, by (facts directory, sha256, kind, extractor
 # version). What such a key names never changes (the bytes are content-addressed and the
@@ -40,6 +44,7 @@ class FactStore:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self.unwritable = ""  # why facts could not be kept, when a write failed
 
     @classmethod
     def in_cache(cls, cache_dir: Path) -> FactStore:
@@ -49,11 +54,15 @@ class FactStore:
         return self.directory / f"{sha256}.json"
 
     def _entries(self, sha256: str) -> dict[str, Any]:
+        payload = read_sealed(self.path(sha256))
+        if payload is None:
+            return {}  # missing, or damaged: read the bytes again
         try:
-            stored = json.loads(self.path(sha256).read_text("utf-8"))
-        except (OSError, ValueError):
+            stored = json.loads(payload)
+        except ValueError:
             return {}
-        if not isinstance(stored, dict) or stored.get("format") != STORE_FORMAT:
+        if (not isinstance(stored, dict) or stored.get("format") != STORE_FORMAT
+                or stored.get("sha256") != sha256):
             return {}
         entries = stored.get("kinds")
         return entries if isinstance(entries, dict) else {}
@@ -83,7 +92,10 @@ class FactStore:
             "facts": [_anonymous(f).as_json() for f in facts],
         }
         payload = {"format": STORE_FORMAT, "sha256": sha256, "kinds": entries}
-        atomic_write(self.path(sha256), json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+        try:
+            write_sealed(self.path(sha256), json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+        except OSError as e:
+            self.unwritable = f"{self.directory}: {e.strerror or e}"
 
 
 def _anonymous(fact: Fact) -> Fact:

@@ -106,6 +106,11 @@ class FactBook:
                     ) from e
                 return self._text[source.id]
             data = self.cache.content(source.id, source.sha256)
+            if data is None and self.cache.damaged(source.sha256):
+                raise SourceUnavailable(
+                    f"source '{source.id}': the cached copy is damaged (its bytes no longer hash "
+                    "to the pinned sha256) (tip: run `a2a-kb fetch` to replace it)"
+                )
             if data is None:
                 raise SourceUnavailable(
                     f"source '{source.id}' is not in the cache (tip: run `a2a-kb fetch`)"
@@ -301,6 +306,13 @@ def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = No
                 )
             )
     problems += _aged_sources(kb, strict, today or _today(kb))
+    if book.store.unwritable:  # a read-only or full disk: the verdicts hold, the facts were not kept
+        problems.append(Diagnostic(
+            Mark(str(cache.root)), "cache-unwritable",
+            f"the facts were extracted for this run only: the cache cannot be written "
+            f"({book.store.unwritable})",
+            "make the cache writable or free some space, or point A2A_KB_CACHE at a writable folder",
+            Severity.WARNING))
     return CheckResult(results, problems)
 
 

@@ -24,6 +24,7 @@ from . import dossier, patterns
 from .kb import KnowledgeBase
 from .loader import LoadResult, RawRecord
 from .model import Claim, Conflict
+from .urls import url_problem
 from .yamldoc import excerpt
 
 
@@ -112,6 +113,12 @@ def claim_references(ctx: Context) -> Iterator[Diagnostic]:
                     f"claim '{claim.id}': source URL {shown(claim.source)} is not https",
                     "cite the https address of the page, or a source id",
                     record_id=claim.id,
+                )
+            elif problem := url_problem(claim.source):
+                yield Diagnostic(
+                    rec_mark("source"), "url-policy",
+                    f"claim '{claim.id}': source URL {shown(claim.source)} is refused: {problem}",
+                    "cite the page at its public https address", record_id=claim.id,
                 )
             registered = next((s.id for s in kb.sources.values() if s.url == claim.source), None)
             if registered:
@@ -239,6 +246,13 @@ def source_rules(ctx: Context) -> Iterator[Diagnostic]:
                     "https-only",
                     f"source {shown(sid)}: url {shown(url)} is not an https URL",
                     "sources are fetched over https only",
+                    record_id=sid,
+                )
+            elif parts is not None and (problem := url_problem(url)):
+                yield Diagnostic(
+                    record.mark("url"), "url-policy",
+                    f"source {shown(sid)}: url {shown(url)} is refused: {problem}",
+                    "sources are fetched from public https hosts only (see the URL policy in the README)",
                     record_id=sid,
                 )
         path = d.get("path")

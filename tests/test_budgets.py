@@ -97,6 +97,8 @@ CASES = [
          ["validate"], (1,), "error[yaml-alias]"),
     Case("a catastrophic pattern in a claim", _pattern_claim, ["check", "--format", "json"], (0, 1),
          '"id": "pattern-claim"', needs_sources=True),
+    Case("a 120 KB command-line argument", lambda root: None, ["query", "--text", "y" * 120_000], (2,),
+         "120,000 characters"),
 ]
 
 

@@ -233,8 +233,12 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .site.build import serve
+    from .site.build import exposure, serve, serve_address
 
+    host, _ = serve_address(args.address)  # before the build: a busy port costs no build
+    warning = exposure(host)
+    if warning:
+        _say(f"a2a-kb: warning: {warning}")
     serve(_project(args), address=args.address)
     return EXIT_OK
 

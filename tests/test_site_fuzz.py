@@ -1,0 +1,277 @@
+"""Hostile text in every free-text field of every kind of record, through the whole site.
+
+A copy of the real knowledge base gets, in every field a person may write freely (claims,
+sources, versions, conflicts and the captures' metadata), a value made of a marker that
+names the field and a random mix of known ways into a page: tags that close ``<title>`` or
+``<script>``, event handlers, ``javascript:`` links in HTML and Markdown, entities that a
+careless filter turns back into markup, Markdown attribute lists, Mermaid directives and
+citation macros. The site is built, served on 127.0.0.1 and every page is opened in
+Chromium, and the search box is used on the markers. Whatever the mix:
+
+* no script runs (no dialog opens: every payload calls ``alert``);
+* no element carries an event-handler attribute, no link or frame a ``javascript:`` URL,
+  and no inline script holds a payload;
+* ``<title>`` holds text only, and every marker that reaches a page shows as text.
+
+Every field must show on at least one page. The figures (inputs, fields, pages, script
+executions, live ``javascript:`` links) go to the Reliability page. A2A_KB_SITE_FUZZ_SEED
+picks another mix.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from a2a_kb.project import Project
+from a2a_kb.site.build import build_into
+from a2a_kb.site.vendor import vendor_dir
+from conftest import REPO, record_reliability, require_browser, serve_directory
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SEED = int(os.environ.get("A2A_KB_SITE_FUZZ_SEED", "16"))
+
+# Ways into a page; {n} becomes a number unique to each use, so a dialog names its origin.
+FRAGMENTS = [
+    "</title><img src=x onerror=alert({n})>",
+    '"><svg onload=alert({n})>',
+    "'><svg/onload=alert({n})>",
+    "<script>alert({n})</script>",
+    "</script><script>alert({n})</script>",
+    "[x](javascript:alert({n}))",
+    "[y](javascript&#58;alert({n}))",
+    '<a href="javascript:alert({n})">a</a>',
+    "&lt;img src=x onerror=alert({n})&gt;",
+    "&#x3C;img src=x onerror=alert({n})&#x3E;",
+    "{{: onclick=alert({n}) }}",
+    "`<img src=x onerror=alert({n})>`",
+    "<!-- ",
+    " -->",
+    '%%{{init: {{"securityLevel": "loose"}}}}%% click x call alert({n})',
+    '<iframe srcdoc="<script>alert({n})</script>">',
+    "<details open ontoggle=alert({n})>",
+    "<math><mtext><table><mglyph><style><img src=x onerror=alert({n})>",
+    "{{{{claim <img src=x onerror=alert({n})>}}}}",
+    "<body onload=alert({n})>",
+    "\\u003cscript\\u003ealert({n})\\u003c/script\\u003e",
+    "<img src=x onerror=alert({n})//",
+    "<svg><a xlink:href=javascript:alert({n})><text y=20>t</text></a></svg>",
+    "<form action=javascript:alert({n})><button>go</button></form>",
+    "<base href=javascript:alert({n})//>",
+    "<meta http-equiv=refresh content='0;url=javascript:alert({n})'>",
+]
+
+
+@dataclass(frozen=True)
+class Field:
+    kind: str  # claim, conflict, source, version, capture
+    name: str
+    limit: int  # the schema's maxLength (or what the format allows)
+    spaces: bool = True  # whether the value may hold spaces
+
+
+FIELDS = [
+    Field("claim", "statement", 2000), Field("claim", "subject", 120), Field("claim", "locator", 200),
+    Field("claim", "quote", 300), Field("claim", "note", 2000), Field("claim", "source", 470, spaces=False),
+    Field("claim", "sdk-subject", 115, spaces=False),
+    Field("conflict", "title", 200), Field("conflict", "question", 500), Field("conflict", "position", 1000),
+    Field("conflict", "advice", 2000),
+    Field("source", "title", 300), Field("source", "notes", 2000), Field("source", "url", 470, spaces=False),
+    Field("version", "title", 120), Field("version", "notes", 2000),
+    Field("capture", "scenario", 300), Field("capture", "source-title", 300),
+]
+
+
+class Payloads:
+    """Values for the fields: a marker, then fragments drawn at random up to the limit."""
+
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed)
+        self.count = 0  # fragments used: each one is a hostile input
+        self.next_alert = 1000
+
+    def value(self, index: int, spec: Field) -> str:
+        marker = marker_of(index)
+        text = marker
+        order = self.random.sample(FRAGMENTS, len(FRAGMENTS))
+        for fragment in order:
+            piece = fragment.format(n=self.next_alert)
+            if not spec.spaces:
+                piece = piece.replace(" ", "/")
+            if len(text) + 1 + len(piece) > spec.limit:
+                continue
+            text += (" " if spec.spaces else "") + piece
+            self.next_alert += 1
+            self.count += 1
+        return text
+
+
+def marker_of(index: int) -> str:
+    return f"kbf{index:03d}x"
+
+
+def _hostile_kb(dest: Path, payloads: Payloads) -> dict[str, Field]:
+    """The real KB under ``dest`` with every field of FIELDS hostile; marker → field."""
+    shutil.copy2(REPO / "pyproject.toml", dest / "pyproject.toml")
+    shutil.copy2(REPO / "mkdocs.yml", dest / "mkdocs.yml")
+    for folder in ("claims", "captures", "content"):
+        shutil.copytree(REPO / folder, dest / folder)
+    shutil.copytree(REPO / "sources", dest / "sources", ignore=shutil.ignore_patterns("cache"))
+    values = {spec.kind + "." + spec.name: payloads.value(i, spec) for i, spec in enumerate(FIELDS)}
+    markers = {marker_of(i): spec for i, spec in enumerate(FIELDS)}
+
+    def v(key: str) -> str:
+        return values[key]
+
+    claims = [
+        {"id": "fuzz-hostile-statement", "statement": v("claim.statement"), "subject": v("claim.subject"),
+         "versions": ["1.0.1"], "source": "https://example.com/kb?q=" + v("claim.source"),
+         "locator": v("claim.locator"), "quote": v("claim.quote"), "note": v("claim.note"),
+         "conflicts": ["D99"], "verdict": "unverifiable"},
+        {"id": "fuzz-hostile-side", "statement": "The other side of the hostile conflict.",
+         "versions": ["1.0.1"], "source": "fuzz-hostile-page", "conflicts": ["D99"],
+         "verdict": "unverifiable"},
+        {"id": "fuzz-hostile-sdk", "statement": "A behaviour whose name is hostile text.",
+         "versions": ["1.0.1"],
+         "subject": "sdk:" + v("claim.sdk-subject")[:60] + "/" + v("claim.sdk-subject")[60:],
+         "source": "capture-04-input-required", "conflicts": [], "verdict": "unverifiable"},
+    ]
+    conflicts = [{"id": "D99", "title": v("conflict.title"), "question": v("conflict.question"),
+                  "status": "open", "advice": v("conflict.advice"),
+                  "sides": [{"position": v("conflict.position"), "claims": ["fuzz-hostile-statement"]},
+                            {"position": "The other side.", "claims": ["fuzz-hostile-side"]}]}]
+    sources = [{"id": "fuzz-hostile-page", "kind": "web", "authority": "secondary",
+                "title": v("source.title"),
+                "url": "https://example.com/page?q=" + v("source.url"), "versions": ["1.0.1"],
+                "retrieved": "2026-11-01", "notes": v("source.notes")}]
+    (dest / "claims" / "fuzz-hostile.yaml").write_text(yaml.safe_dump({"claims": claims}), "utf-8")
+    register = yaml.safe_load((dest / "claims" / "conflicts.yaml").read_text("utf-8"))
+    register["conflicts"] += conflicts
+    (dest / "claims" / "conflicts.yaml").write_text(yaml.safe_dump(register), "utf-8")
+    (dest / "sources" / "fuzz-hostile.yaml").write_text(yaml.safe_dump({"sources": sources}), "utf-8")
+    versions = yaml.safe_load((dest / "sources" / "versions.yaml").read_text("utf-8"))
+    for version in versions["versions"]:
+        if version["id"] in ("1.0.1", "v1.0.1"):
+            version["title"], version["notes"] = v("version.title"), v("version.notes")
+    (dest / "sources" / "versions.yaml").write_text(yaml.safe_dump(versions), "utf-8")
+    transcript = dest / "captures" / "04-input-required.http"
+    text = transcript.read_text("utf-8")
+    scenario = "# scenario: " + v("capture.scenario").replace("\n", " ")
+    transcript.write_text(re.sub(r"^# scenario: .*$", lambda _: scenario, text, count=1, flags=re.M), "utf-8")
+    registry = yaml.safe_load((dest / "sources" / "captures.yaml").read_text("utf-8"))
+    for source in registry["sources"]:
+        if source["id"] == "capture-04-input-required":
+            source["title"] = v("capture.source-title")
+    (dest / "sources" / "captures.yaml").write_text(yaml.safe_dump(registry), "utf-8")
+    return markers
+
+
+@dataclass
+class Findings:
+    pages: int = 0
+    dialogs: list[str] = field(default_factory=list)
+    handlers: list[str] = field(default_factory=list)
+    js_links: list[str] = field(default_factory=list)
+    scripts: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+    shown: dict[str, set[str]] = field(default_factory=dict)  # marker → pages showing it
+    searched: int = 0
+
+
+INSPECT = """() => ({
+  handlers: [...document.querySelectorAll('*')].flatMap(el => [...el.attributes]
+      .filter(a => /^on/i.test(a.name)).map(a => el.tagName + ' ' + a.name)),
+  links: [...document.querySelectorAll('[href],[src],[action],[formaction],[xlink\\\\:href],[data]')]
+      .flatMap(el => ['href', 'src', 'action', 'formaction', 'xlink:href', 'data']
+          .map(n => el.getAttribute(n)).filter(Boolean))
+      .filter(u => /^\\s*(javascript|vbscript|data:text\\/html)/i.test(u.replace(/[\\u0000-\\u0020]/g, ''))),
+  scripts: [...document.querySelectorAll('script')].filter(s => !s.src && s.type !== 'application/json')
+      .map(s => s.textContent).filter(t => /alert\\(/.test(t)),
+  title: document.title,
+  titleChildren: (document.querySelector('head title') || {children: []}).children.length,
+  text: document.body ? document.body.innerText : '',
+})"""
+
+
+Built = tuple[str, Path, dict[str, Field], int]  # base URL, site folder, marker → field, inputs
+
+
+@pytest.fixture(scope="module")
+def fuzzed_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
+    require_browser()
+    base = tmp_path_factory.mktemp("site-fuzz")
+    payloads = Payloads(SEED)
+    (base / "kb").mkdir()
+    markers = _hostile_kb(base / "kb", payloads)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("A2A_KB_CACHE", str(real_cache))
+        mp.setenv("A2A_KB_VENDOR", str(vendor_dir(REPO)))
+        build_into(Project.at(base / "kb"), base / "site", strict=False, quiet=True)
+    yield serve_directory(base / "site"), base / "site", markers, payloads.count
+
+
+def test_hostile_text_in_every_field_stays_text(chromium: Any, fuzzed_site: Built) -> None:
+    url, site, markers, inputs = fuzzed_site
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                   if "assets" not in p.parts and p.name != "404.html")
+    found = Findings()
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.on("dialog", lambda d: (found.dialogs.append(f"{page.url}: {d.message}"), d.dismiss()))
+    try:
+        for path in pages:
+            address = url + (path.removesuffix("index.html"))
+            page.goto(address, wait_until="load")
+            page.wait_for_timeout(50)
+            seen = page.evaluate(INSPECT)
+            found.pages += 1
+            found.handlers += [f"{path}: {h}" for h in seen["handlers"]]
+            found.js_links += [f"{path}: {u}" for u in seen["links"]]
+            found.scripts += [f"{path}: {s[:80]}" for s in seen["scripts"]]
+            if seen["titleChildren"]:  # <title> is text only; markup in it was parsed as such
+                found.titles.append(f"{path}: {seen['title']}")
+            for marker in markers:
+                if marker in seen["text"] or marker in seen["title"]:
+                    found.shown.setdefault(marker, set()).add(path)
+        # The search box, on each marker: Material renders results from the search index.
+        page.goto(url, wait_until="load")
+        for marker in markers:
+            page.goto(f"{url}?q={marker}", wait_until="load")
+            page.wait_for_timeout(150)
+            seen = page.evaluate(INSPECT)
+            found.searched += 1
+            found.handlers += [f"search {marker}: {h}" for h in seen["handlers"]]
+            found.js_links += [f"search {marker}: {u}" for u in seen["links"]]
+    finally:
+        context.close()
+    # A field no page shows must at least be served, verbatim, by the JSON API.
+    api = "\n".join(p.read_text("utf-8") for p in (site / "api").rglob("*.json"))
+    json_only = sorted(f"{s.kind}.{s.name}" for m, s in markers.items() if m not in found.shown and m in api)
+    missing = sorted(f"{s.kind}.{s.name}" for m, s in markers.items()
+                     if m not in found.shown and m not in api)
+    figures = {"hostile inputs": inputs, "fields": len(markers), "pages opened": found.pages,
+               "searches": found.searched, "script executions": len(found.dialogs),
+               "live javascript: links": len(found.js_links), "event-handler attributes": len(found.handlers),
+               "fields in the JSON API only": len(json_only), "fields shown nowhere": len(missing)}
+    failures = (len(found.dialogs) + len(found.js_links) + len(found.handlers) + len(found.scripts)
+                + len(found.titles) + len(missing))
+    record_reliability({"site_fuzz": figures, "site_fuzz_failures": failures,
+                        "site_fuzz_pages_per_field": {f"{spec.kind}.{spec.name}": len(found.shown.get(m, ()))
+                                                      for m, spec in markers.items()}})
+    assert not found.dialogs, found.dialogs[:20]
+    assert not found.js_links, found.js_links[:20]
+    assert not found.handlers, found.handlers[:20]
+    assert not found.scripts, found.scripts[:20]
+    assert not found.titles, found.titles[:20]
+    assert not missing, f"fields shown nowhere: {missing}"
+    assert found.pages >= 50

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -93,31 +92,46 @@ FIELDS = [
 
 
 class Payloads:
-    """Values for the fields: a marker, then fragments drawn at random up to the limit."""
+    """Values for the fields: a marker naming the field and the instance, then fragments in
+    a seeded random order, as many as the field's limit takes. Each field gets instances
+    (several claims, sources, versions…) until every fragment has been in it at least once."""
+
+    MAX_INSTANCES = 13  # there are 13 versions and 10 captures to carry them
 
     def __init__(self, seed: int) -> None:
         self.random = random.Random(seed)
         self.count = 0  # fragments used: each one is a hostile input
         self.next_alert = 1000
+        self.uncovered: list[str] = []  # fields some fragment never reached
 
-    def value(self, index: int, spec: Field) -> str:
-        marker = marker_of(index)
-        text = marker
+    def values(self, index: int, spec: Field, at_most: int = MAX_INSTANCES) -> list[str]:
         order = self.random.sample(FRAGMENTS, len(FRAGMENTS))
-        for fragment in order:
-            piece = fragment.format(n=self.next_alert)
-            if not spec.spaces:
-                piece = piece.replace(" ", "/")
-            if len(text) + 1 + len(piece) > spec.limit:
-                continue
-            text += (" " if spec.spaces else "") + piece
-            self.next_alert += 1
-            self.count += 1
-        return text
+        unused, found, position = set(range(len(order))), [], 0
+        while unused and len(found) < at_most:
+            text = marker_of(index, len(found))
+            for _ in range(len(order)):
+                piece = order[position % len(order)].format(n=self.next_alert)
+                if not spec.spaces:
+                    piece = piece.replace(" ", "/")
+                if len(text) + 1 + len(piece) > spec.limit:
+                    break
+                text += (" " if spec.spaces else "") + piece
+                unused.discard(position % len(order))
+                position += 1
+                self.next_alert += 1
+                self.count += 1
+            found.append(text)
+        if unused:
+            self.uncovered.append(f"{spec.kind}.{spec.name}")
+        return found
 
 
-def marker_of(index: int) -> str:
-    return f"kbf{index:03d}x"
+def marker_of(field_index: int, instance: int = 0) -> str:
+    return f"kbf{field_index:02d}{instance:02d}x"
+
+
+def _dump(path: Path, key: str, records: list[dict[str, Any]]) -> None:
+    path.write_text(yaml.safe_dump({key: records}, sort_keys=False), "utf-8")
 
 
 def _hostile_kb(dest: Path, payloads: Payloads) -> dict[str, Field]:
@@ -127,52 +141,59 @@ def _hostile_kb(dest: Path, payloads: Payloads) -> dict[str, Field]:
     for folder in ("claims", "captures", "content"):
         shutil.copytree(REPO / folder, dest / folder)
     shutil.copytree(REPO / "sources", dest / "sources", ignore=shutil.ignore_patterns("cache"))
-    values = {spec.kind + "." + spec.name: payloads.value(i, spec) for i, spec in enumerate(FIELDS)}
-    markers = {marker_of(i): spec for i, spec in enumerate(FIELDS)}
+    values = {f"{spec.kind}.{spec.name}": payloads.values(i, spec) for i, spec in enumerate(FIELDS)}
+    markers = {marker_of(i, j): spec for i, spec in enumerate(FIELDS)
+               for j in range(len(values[f"{spec.kind}.{spec.name}"]))}
 
-    def v(key: str) -> str:
-        return values[key]
+    def v(key: str, j: int) -> str:
+        found = values[key]
+        return found[j % len(found)]
 
-    claims = [
-        {"id": "fuzz-hostile-statement", "statement": v("claim.statement"), "subject": v("claim.subject"),
-         "versions": ["1.0.1"], "source": "https://example.com/kb?q=" + v("claim.source"),
-         "locator": v("claim.locator"), "quote": v("claim.quote"), "note": v("claim.note"),
-         "conflicts": ["D99"], "verdict": "unverifiable"},
-        {"id": "fuzz-hostile-side", "statement": "The other side of the hostile conflict.",
-         "versions": ["1.0.1"], "source": "fuzz-hostile-page", "conflicts": ["D99"],
-         "verdict": "unverifiable"},
-        {"id": "fuzz-hostile-sdk", "statement": "A behaviour whose name is hostile text.",
-         "versions": ["1.0.1"],
-         "subject": "sdk:" + v("claim.sdk-subject")[:60] + "/" + v("claim.sdk-subject")[60:],
-         "source": "capture-04-input-required", "conflicts": [], "verdict": "unverifiable"},
-    ]
-    conflicts = [{"id": "D99", "title": v("conflict.title"), "question": v("conflict.question"),
-                  "status": "open", "advice": v("conflict.advice"),
-                  "sides": [{"position": v("conflict.position"), "claims": ["fuzz-hostile-statement"]},
-                            {"position": "The other side.", "claims": ["fuzz-hostile-side"]}]}]
-    sources = [{"id": "fuzz-hostile-page", "kind": "web", "authority": "secondary",
-                "title": v("source.title"),
-                "url": "https://example.com/page?q=" + v("source.url"), "versions": ["1.0.1"],
-                "retrieved": "2026-11-01", "notes": v("source.notes")}]
-    (dest / "claims" / "fuzz-hostile.yaml").write_text(yaml.safe_dump({"claims": claims}), "utf-8")
+    count = max(len(values[k]) for k in values if k.startswith(("claim.", "conflict.", "source.")))
+    claims, conflicts, sources = [], [], []
+    for j in range(count):
+        conflict = f"D{900 + j}"
+        sdk = v("claim.sdk-subject", j)
+        claims += [
+            {"id": f"fuzz-hostile-{j}", "statement": v("claim.statement", j),
+             "subject": v("claim.subject", j),
+             "versions": ["1.0.1"], "source": "https://example.com/kb?q=" + v("claim.source", j),
+             "locator": v("claim.locator", j), "quote": v("claim.quote", j), "note": v("claim.note", j),
+             "conflicts": [conflict], "verdict": "unverifiable"},
+            {"id": f"fuzz-hostile-sdk-{j}", "statement": "A behaviour whose name is hostile text.",
+             "versions": ["1.0.1"], "subject": f"sdk:{sdk[:len(sdk) // 2]}/{sdk[len(sdk) // 2:]}",
+             "source": f"fuzz-hostile-page-{j}", "conflicts": [], "verdict": "unverifiable"},
+        ]
+        conflicts.append({"id": conflict, "title": v("conflict.title", j),
+                          "question": v("conflict.question", j),
+                          "status": "open", "advice": v("conflict.advice", j),
+                          "sides": [{"position": v("conflict.position", j), "claims": [f"fuzz-hostile-{j}"]},
+                                    {"position": "The other side.", "claims": ["fuzz-hostile-side"]}]})
+        sources.append({"id": f"fuzz-hostile-page-{j}", "kind": "web", "authority": "secondary",
+                        "title": v("source.title", j),
+                        "url": "https://example.com/page?q=" + v("source.url", j),
+                        "versions": ["1.0.1"], "retrieved": "2026-11-01", "notes": v("source.notes", j)})
+    claims.append({"id": "fuzz-hostile-side", "statement": "The other side of every hostile conflict.",
+                   "versions": ["1.0.1"], "source": "fuzz-hostile-page-0",
+                   "conflicts": [c["id"] for c in conflicts], "verdict": "unverifiable"})
+    _dump(dest / "claims" / "fuzz-hostile.yaml", "claims", claims)
     register = yaml.safe_load((dest / "claims" / "conflicts.yaml").read_text("utf-8"))
-    register["conflicts"] += conflicts
-    (dest / "claims" / "conflicts.yaml").write_text(yaml.safe_dump(register), "utf-8")
-    (dest / "sources" / "fuzz-hostile.yaml").write_text(yaml.safe_dump({"sources": sources}), "utf-8")
-    versions = yaml.safe_load((dest / "sources" / "versions.yaml").read_text("utf-8"))
-    for version in versions["versions"]:
-        if version["id"] in ("1.0.1", "v1.0.1"):
-            version["title"], version["notes"] = v("version.title"), v("version.notes")
-    (dest / "sources" / "versions.yaml").write_text(yaml.safe_dump(versions), "utf-8")
-    transcript = dest / "captures" / "04-input-required.http"
-    text = transcript.read_text("utf-8")
-    scenario = "# scenario: " + v("capture.scenario").replace("\n", " ")
-    transcript.write_text(re.sub(r"^# scenario: .*$", lambda _: scenario, text, count=1, flags=re.M), "utf-8")
-    registry = yaml.safe_load((dest / "sources" / "captures.yaml").read_text("utf-8"))
-    for source in registry["sources"]:
-        if source["id"] == "capture-04-input-required":
-            source["title"] = v("capture.source-title")
-    (dest / "sources" / "captures.yaml").write_text(yaml.safe_dump(registry), "utf-8")
+    _dump(dest / "claims" / "conflicts.yaml", "conflicts", register["conflicts"] + conflicts)
+    _dump(dest / "sources" / "fuzz-hostile.yaml", "sources", sources)
+    versions = yaml.safe_load((dest / "sources" / "versions.yaml").read_text("utf-8"))["versions"]
+    for j, version in enumerate(versions):
+        version["title"], version["notes"] = v("version.title", j), v("version.notes", j)
+    _dump(dest / "sources" / "versions.yaml", "versions", versions)
+    transcripts = sorted((dest / "captures").glob("*.http"))
+    for j, transcript in enumerate(transcripts):
+        scenario = "# scenario: " + v("capture.scenario", j).replace("\n", " ")
+        text = transcript.read_text("utf-8").splitlines(keepends=True)
+        text = [scenario + "\n" if line.startswith("# scenario: ") else line for line in text]
+        transcript.write_text("".join(text), "utf-8")
+    registry = yaml.safe_load((dest / "sources" / "captures.yaml").read_text("utf-8"))["sources"]
+    for j, source in enumerate(s for s in registry if s["kind"] == "capture"):
+        source["title"] = v("capture.source-title", j)
+    _dump(dest / "sources" / "captures.yaml", "sources", registry)
     return markers
 
 
@@ -213,6 +234,7 @@ def fuzzed_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> I
     payloads = Payloads(SEED)
     (base / "kb").mkdir()
     markers = _hostile_kb(base / "kb", payloads)
+    assert not payloads.uncovered, f"fields that did not get every fragment: {payloads.uncovered}"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("A2A_KB_CACHE", str(real_cache))
         mp.setenv("A2A_KB_VENDOR", str(vendor_dir(REPO)))
@@ -256,18 +278,23 @@ def test_hostile_text_in_every_field_stays_text(chromium: Any, fuzzed_site: Buil
         context.close()
     # A field no page shows must at least be served, verbatim, by the JSON API.
     api = "\n".join(p.read_text("utf-8") for p in (site / "api").rglob("*.json"))
-    json_only = sorted(f"{s.kind}.{s.name}" for m, s in markers.items() if m not in found.shown and m in api)
-    missing = sorted(f"{s.kind}.{s.name}" for m, s in markers.items()
-                     if m not in found.shown and m not in api)
-    figures = {"hostile inputs": inputs, "fields": len(markers), "pages opened": found.pages,
+    pages_of: dict[str, set[str]] = {f"{s.kind}.{s.name}": set() for s in FIELDS}
+    in_api: set[str] = set()
+    for marker, spec in markers.items():
+        pages_of[f"{spec.kind}.{spec.name}"] |= found.shown.get(marker, set())
+        if marker in api:
+            in_api.add(f"{spec.kind}.{spec.name}")
+    json_only = sorted(k for k, shown in pages_of.items() if not shown and k in in_api)
+    missing = sorted(k for k, shown in pages_of.items() if not shown and k not in in_api)
+    figures = {"hostile inputs": inputs, "fields": len(FIELDS), "field instances": len(markers),
+               "pages opened": found.pages,
                "searches": found.searched, "script executions": len(found.dialogs),
                "live javascript: links": len(found.js_links), "event-handler attributes": len(found.handlers),
                "fields in the JSON API only": len(json_only), "fields shown nowhere": len(missing)}
     failures = (len(found.dialogs) + len(found.js_links) + len(found.handlers) + len(found.scripts)
                 + len(found.titles) + len(missing))
     record_reliability({"site_fuzz": figures, "site_fuzz_failures": failures,
-                        "site_fuzz_pages_per_field": {f"{spec.kind}.{spec.name}": len(found.shown.get(m, ()))
-                                                      for m, spec in markers.items()}})
+                        "site_fuzz_pages_per_field": {k: len(v) for k, v in sorted(pages_of.items())}})
     assert not found.dialogs, found.dialogs[:20]
     assert not found.js_links, found.js_links[:20]
     assert not found.handlers, found.handlers[:20]

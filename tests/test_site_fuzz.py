@@ -265,9 +265,10 @@ def test_hostile_text_in_every_field_stays_text(chromium: Any, fuzzed_site: Buil
             for marker in markers:
                 if marker in seen["text"] or marker in seen["title"]:
                     found.shown.setdefault(marker, set()).add(path)
-        # The search box, on each marker: Material renders results from the search index.
+        # The search box, on the first marker of each field (its instances carry the same
+        # fragments): Material renders the results from the search index.
         page.goto(url, wait_until="load")
-        for marker in markers:
+        for marker in sorted({marker_of(i) for i in range(len(FIELDS))}):
             page.goto(f"{url}?q={marker}", wait_until="load")
             page.wait_for_timeout(150)
             seen = page.evaluate(INSPECT)

@@ -35,7 +35,8 @@ STORE_FORMAT = 2  # 2: sealed
 # extractor is versioned), so a process reads each facts file once, however many readers
 # ask: check, states, diff and the site each keep their own FactBook. Bounded, so that a
 # long `mkdocs serve` does not grow without end.
-_READ: dict[tuple[str, str, str, str], list[Fact]] = {}
+_Row = tuple[str, str, Any, int, int]
+_READ: dict[tuple[str, str, str, str], list[_Row]] = {}
 _READ_LIMIT = 1024
 
 
@@ -70,20 +71,30 @@ class FactStore:
     def load(self, sha256: str, kind: str) -> list[Fact] | None:
         """The cached facts of these bytes read as ``kind``, or None if there are none
         from the current extractor."""
+        rows = self._rows(sha256, kind)
+        return None if rows is None else [Fact(k, s, v, "", "", "", a, b) for k, s, v, a, b in rows]
+
+    def _rows(self, sha256: str, kind: str) -> list[_Row] | None:
+        """The cached facts as (kind, subject, value, first line, last line): each fact is
+        built once, already stamped with the source that asks (see :func:`facts_for`), not
+        built anonymous and then again stamped."""
         key = (str(self.directory), sha256, kind, EXTRACTOR_VERSIONS.get(kind, ""))
         known = _READ.get(key)
         if known is not None:
-            return list(known)
+            return known
         entry = self._entries(sha256).get(kind)
         if not isinstance(entry, dict) or entry.get("extractor") != EXTRACTOR_VERSIONS.get(kind):
             return None
         try:
-            facts = [Fact.from_json(item) for item in entry["facts"]]
-        except (KeyError, TypeError, ValueError):
+            rows: list[_Row] = []
+            for item in entry["facts"]:
+                start, end = item.get("lines", (0, 0))
+                rows.append((item["kind"], item["subject"], item["value"], int(start), int(end)))
+        except (KeyError, TypeError, ValueError, AttributeError):
             return None  # a damaged entry is read again, never trusted
         if len(_READ) < _READ_LIMIT:
-            _READ[key] = facts
-        return list(facts)
+            _READ[key] = rows
+        return rows
 
     def save(self, sha256: str, kind: str, facts: list[Fact]) -> None:
         entries = self._entries(sha256)
@@ -102,20 +113,15 @@ def _anonymous(fact: Fact) -> Fact:
     return dataclasses.replace(fact, source="", path="", commit="")
 
 
-def _stamped(fact: Fact, source: Source) -> Fact:
-    # The constructor, not dataclasses.replace: this runs for every fact of every source a
-    # check reads, and replace() inspects the fields each time.
-    return Fact(fact.kind, fact.subject, fact.value, source.id, source.path, source.commit,
-                fact.line_start, fact.line_end, fact.extra)
-
-
 def facts_for(source: Source, data: bytes, store: FactStore) -> list[Fact]:
     """The facts of ``data`` (the bytes of ``source``): from the store when these bytes
     were read before by the same extractor version, else extracted and stored."""
     sha256 = sha256_of(data)
-    cached = store.load(sha256, source.kind)
-    if cached is None:
+    rows = store._rows(sha256, source.kind)
+    if rows is None:
         facts = extract(source, data)
         store.save(sha256, source.kind, facts)
         return facts
-    return [_stamped(f, source) for f in cached]
+    sid, path, commit = source.id, source.path, source.commit
+    return [Fact(kind, subject, value, sid, path, commit, start, end)
+            for kind, subject, value, start, end in rows]

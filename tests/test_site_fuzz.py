@@ -303,3 +303,22 @@ def test_hostile_text_in_every_field_stays_text(chromium: Any, fuzzed_site: Buil
     assert not found.titles, found.titles[:20]
     assert not missing, f"fields shown nowhere: {missing}"
     assert found.pages >= 50
+
+
+def test_the_themes_striptags_gives_escaped_text() -> None:
+    """What `<title>` got: Jinja's striptags decoded the escaped title back into markup."""
+    import jinja2
+
+    from a2a_kb.site import escape
+
+    title = escape.html("v1.0.1 </title><img src=x onerror=alert(1)>")
+    raw = jinja2.Environment().from_string("<title>{{ t | striptags }}</title>").render(t=title)
+    assert "<img" in raw  # the defect, as the theme had it
+    env = jinja2.Environment()
+    env.filters["striptags"] = escape.theme_text
+    safe = env.from_string("<title>{{ t | striptags }}</title>").render(t=title)
+    assert safe == "<title>v1.0.1 &lt;/title&gt;&lt;img src=x onerror=alert(1)&gt;</title>"
+    meta = {"title": "<b>x</b>", "description": '"><script>', "hide": ["toc"]}
+    escape.theme_meta(meta)
+    assert meta == {"title": "&lt;b&gt;x&lt;/b&gt;", "description": "&#34;&gt;&lt;script&gt;",
+                    "hide": ["toc"]}

@@ -16,12 +16,9 @@ help:
 	@echo "make serve   preview the site on http://127.0.0.1:8000"
 	@echo "make bench   run the benchmarks and write bench/results.{md,json}"
 
+# Under a lock, so that two make runs at once on a fresh clone set up one venv, not two.
 $(STAMP): pyproject.toml
-	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed")'
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,sdk,bench]'
-	@touch $(STAMP)
+	sh tooling/scripts/setup-venv.sh $(PYTHON) $(VENV)
 
 setup: $(STAMP)
 

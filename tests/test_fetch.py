@@ -45,7 +45,7 @@ from a2a_kb.sources.http import HttpPolicy
 from conftest import MIRROR, REPO, ScriptedServer, answer, record_reliability
 
 FAST = HttpPolicy(connect_timeout=1, read_timeout=0.3, deadline=0.5, attempts=2, backoff=0.01,
-                  max_wait=1, max_bytes=4096)
+                  max_wait=1, max_bytes=4096, allow_loopback=True)
 GOOD = b'{"enum": ["submitted", "working", "completed"]}\n'
 OTHER = b'{"enum": ["submitted", "working", "done"]}\n'
 BLOB_NAME = re.compile(r"[0-9a-f]{64}")
@@ -407,7 +407,8 @@ def test_a_hundred_slow_sources_are_fetched_concurrently(
     cache = Cache(tmp_path / "cache")
     started = time.monotonic()
     # Generous timeouts: under load a retry after a slow answer would add a request in flight.
-    patient = HttpPolicy(connect_timeout=5, read_timeout=5, deadline=10, attempts=1, max_bytes=4096)
+    patient = HttpPolicy(connect_timeout=5, read_timeout=5, deadline=10, attempts=1, max_bytes=4096,
+                         allow_loopback=True)
     report = fetch(sources, cache, concurrency=concurrency, policy=patient)
     elapsed = time.monotonic() - started
     assert report.ok and report.counts["fetched"] == count
@@ -487,7 +488,8 @@ spec = json.loads(Path(sys.argv[1]).read_text())
 sources = [Source(**s, mark=Mark("sources/test.yaml")) for s in spec["sources"]]
 print("ready", flush=True)
 started = time.monotonic()
-report = fetch(sources, Cache(Path(sys.argv[2])), concurrency=4, policy=HttpPolicy(attempts=1))
+report = fetch(sources, Cache(Path(sys.argv[2])), concurrency=4,
+               policy=HttpPolicy(allow_loopback=True, attempts=1))
 print(f"{time.monotonic() - started:.3f}", flush=True)
 sys.exit(0 if report.ok else 1)
 """
@@ -564,7 +566,8 @@ def test_kill_9_at_random_moments_never_corrupts_the_cache(
                 if BLOB_NAME.fullmatch(path.name):
                     assert sha256_of(path.read_bytes()) == path.name
             # The next run finishes the job from whatever the kill left.
-            report = fetch(sources, cache, policy=HttpPolicy(attempts=1), concurrency=8)
+            report = fetch(sources, cache, policy=HttpPolicy(allow_loopback=True, attempts=1),
+                           concurrency=8)
             assert report.ok, f"seed {seed}, moment {moment}: {report.format_text()}"
             assert_cache_sound(cache, {s.id: body_of(f"/crash/{s.id[1:]}") for s in sources})
             survived += 1

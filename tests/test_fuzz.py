@@ -25,6 +25,7 @@ import copy
 import datetime as dt
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -93,16 +94,22 @@ TRICKY = [
     "%pct", "{x: 1}", "[y, z]", "| pipe", "> fold", "- dash", "? query", "---", "...",
     "\u202eright-to-left override", "e\u0301 combining", "\U0001d54f math", "x" * 2001,
 ]
-short_text = st.sampled_from(TRICKY) | st.text(max_size=12)
+# Record text: anything printable, tab and line break included. Control characters and
+# bidirectional overrides are refused in records, so they belong to the mutated inputs.
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+TEXT = st.characters(exclude_categories=["Cc", "Cs"], include_characters="\t\n",
+                     exclude_characters=BIDI_CONTROLS)
+PRINTABLE = [t for t in TRICKY if not re.search(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}]", t)]
+short_text = st.sampled_from(PRINTABLE) | st.text(TEXT, max_size=12)
 # Long text, cheaply: a short piece repeated.
-long_text = st.tuples(st.text(min_size=1, max_size=6), st.integers(1, 500)).map(
+long_text = st.tuples(st.text(TEXT, min_size=1, max_size=6), st.integers(1, 500)).map(
     lambda piece: piece[0] * piece[1])
 
 
 def bounded(low: int, high: int) -> st.SearchStrategy[str]:
     """Text whose length is within [low, high]."""
-    pool = [t for t in TRICKY if low <= len(t) <= high]
-    return (st.sampled_from(pool) | st.text(min_size=low, max_size=low + 12) | long_text).filter(
+    pool = [t for t in PRINTABLE if low <= len(t) <= high]
+    return (st.sampled_from(pool) | st.text(TEXT, min_size=low, max_size=low + 12) | long_text).filter(
         lambda t: low <= len(t) <= high)
 
 
@@ -116,6 +123,7 @@ versions = st.lists(st.sampled_from(VERSIONS), max_size=3, unique=True)
 VALUE_FOR_OP: dict[str, st.SearchStrategy[Any]] = {
     "count": st.integers(0, 99),
     "matches": st.sampled_from([r"^TASK_STATE_", "[a-z]+", "canceled|cancelled"]),
+    "not-matches": st.sampled_from([r"TASK_STATE_UNSPECIFIED", r"(?i)unknown"]),
     **{op: short_text | st.integers() | st.lists(short_text, max_size=3)
        for op in ("equals", "contains", "excludes", "quote-in-section", "date-equals")},
 }

@@ -22,7 +22,7 @@ from conftest import CALL_FAILED, ScriptedServer, answer, record_reliability
 
 # Small numbers so that every fault resolves in a fraction of a second.
 FAST = HttpPolicy(connect_timeout=1, read_timeout=0.3, deadline=2, attempts=2, backoff=0.01,
-                  max_wait=2, max_bytes=1024)
+                  max_wait=2, max_bytes=1024, allow_loopback=True)
 
 
 def client(policy: HttpPolicy = FAST, waits: list[float] | None = None) -> HttpClient:
@@ -129,7 +129,7 @@ def test_backoff_doubles_between_tries_and_the_message_counts_them(
 ) -> None:
     threaded_httpserver.expect_request("/down").respond_with_data(b"", status=502)
     waits: list[float] = []
-    policy = HttpPolicy(attempts=4, backoff=0.5, max_wait=1.5)
+    policy = HttpPolicy(allow_loopback=True, attempts=4, backoff=0.5, max_wait=1.5)
     with client(policy, waits) as c, pytest.raises(FetchError) as caught:
         c.get(threaded_httpserver.url_for("/down"))
     assert caught.value.reason == "HTTP 502 Bad Gateway (4 tries)"
@@ -145,7 +145,7 @@ def test_retry_after_is_honoured(threaded_httpserver: HTTPServer) -> None:
         b"", status=503, headers={"Retry-After": soon})
     threaded_httpserver.expect_request("/busy").respond_with_data(b"served")
     waits: list[float] = []
-    with client(HttpPolicy(attempts=3, backoff=0.01, max_wait=5), waits) as c:
+    with client(HttpPolicy(allow_loopback=True, attempts=3, backoff=0.01, max_wait=5), waits) as c:
         assert c.get(threaded_httpserver.url_for("/busy")).body == b"served"
     assert waits[0] == 1.0
     assert 0.5 < waits[1] <= 2.0  # an HTTP date, counted from now
@@ -227,7 +227,7 @@ def drip(conn: socket.socket, head: bytes) -> None:
 
 def test_a_slow_drip_hits_the_deadline(scripted_server: ScriptedServer) -> None:
     scripted_server.script = drip
-    policy = HttpPolicy(read_timeout=1, deadline=0.5, attempts=1)
+    policy = HttpPolicy(allow_loopback=True, read_timeout=1, deadline=0.5, attempts=1)
     started = time.monotonic()
     assert failure(scripted_server.url("/drip"), policy) == "timed out after 0.5s"
     # Each byte comes well within the read timeout; only the deadline can stop this.
@@ -289,7 +289,7 @@ def test_plain_http_is_refused_except_on_loopback() -> None:
     # Refused before any connection is attempted, so no request leaves this machine.
     assert failure("http://example.com/a2a.json") == (
         "refused http://example.com/a2a.json: only https URLs are fetched "
-        "(plain http only for loopback hosts)")
+        "(plain http only for loopback, when allowed)")
 
 
 # TLS -------------------------------------------------------------------------------------
@@ -349,5 +349,5 @@ def test_an_untrusted_certificate_is_refused(https_server: tuple[HTTPServer, Pat
 def test_the_same_certificate_passes_once_trusted(https_server: tuple[HTTPServer, Path]) -> None:
     # Proves the refusal above is about trust, not a server that cannot speak TLS.
     server, cert_file = https_server
-    with client(HttpPolicy(ca_bundle=str(cert_file), attempts=1)) as c:
+    with client(HttpPolicy(allow_loopback=True, ca_bundle=str(cert_file), attempts=1)) as c:
         assert c.get(server.url_for("/a.json")).body == b"secret-free"

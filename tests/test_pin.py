@@ -35,6 +35,7 @@ def kb_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("A2A_KB_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("A2A_KB_MIRROR", str(MIRROR))
     monkeypatch.delenv("A2A_KB_UPSTREAM", raising=False)
+    monkeypatch.setenv("A2A_KB_ALLOW_LOOPBACK", "1")  # the URL policy's escape hatch
     return copy_project(tmp_path / "kb")
 
 

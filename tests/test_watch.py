@@ -44,6 +44,7 @@ def kb_copy(tmp_path: Path, real_cache: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("A2A_KB_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("A2A_KB_MIRROR", raising=False)
     monkeypatch.delenv("A2A_KB_UPSTREAM", raising=False)
+    monkeypatch.setenv("A2A_KB_ALLOW_LOOPBACK", "1")  # the URL policy's escape hatch
     return copy_project(tmp_path / "kb")
 
 

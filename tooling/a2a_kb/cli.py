@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .errors import KBError
@@ -20,6 +20,10 @@ if TYPE_CHECKING:  # annotations only: every import here delays `a2a-kb query`
     Command = Callable[[argparse.Namespace], int]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+# The longest value a flag or argument may have: room for any path (PATH_MAX), far from the
+# hundreds of kilobytes that would otherwise be echoed back in an error.
+MAX_ARGUMENT_CHARS = 4096
+VERDICTS = ("verified", "contradicted", "unverifiable", "quote-missing", "stale", "drifted")
 
 
 def _project(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -36,17 +40,29 @@ def _kb(args: argparse.Namespace, *, fail_on_errors: bool = True):  # type: igno
     kb = validate(_project(args))
     if fail_on_errors and errors(kb.problems):
         for d in kb.problems:
-            print(d.format(), file=sys.stderr)
-        print(
-            f"{len(errors(kb.problems))} error(s) in the records; run `a2a-kb validate`",
-            file=sys.stderr,
-        )
+            _say(d.format())
+        _say(f"{len(errors(kb.problems))} error(s) in the records; run `a2a-kb validate`")
         raise SystemExit(EXIT_FINDINGS)
     return kb
 
 
+# Every line a command writes goes through one of these two, and so through
+# output.terminal_safe: record text never reaches a terminal raw.
+
+
 def _emit(text: str) -> None:
+    """A command's result, on stdout."""
+    from .output import terminal_safe
+
+    text = terminal_safe(text)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _say(text: str) -> None:
+    """A message for the person at the terminal (errors, summaries), on stderr."""
+    from .output import terminal_safe
+
+    print(terminal_safe(text), file=sys.stderr)
 
 
 # --- commands -----------------------------------------------------------------------------
@@ -79,15 +95,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for d in problems:
             _emit(d.format())
         n_err = len(errors(problems))
-        print(
+        _say(
             f"{len(kb.claims)} claims, {len(kb.sources)} sources, {len(kb.conflicts)} conflicts, "
             f"{len(kb.versions)} versions: "
             + (
                 f"{n_err} error(s), {len(problems) - n_err} warning(s)"
                 if problems
                 else "no problems"
-            ),
-            file=sys.stderr,
+            )
         )
     return EXIT_FINDINGS if errors(problems) else EXIT_OK
 
@@ -111,7 +126,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     kb = _kb(args, fail_on_errors=False)  # broken claims must not stop the sources being fetched
     mirror = args.mirror or os.environ.get("A2A_KB_MIRROR") or None
     if mirror and not Path(mirror).is_dir():
-        print(f"a2a-kb: error: the mirror {mirror} is not a directory", file=sys.stderr)
+        _say(f"a2a-kb: error: the mirror {mirror} is not a directory")
         return EXIT_USAGE
     report = fetch(
         list(kb.sources.values()),
@@ -121,6 +136,9 @@ def cmd_fetch(args: argparse.Namespace) -> int:
         offline=args.offline,
         progress=sys.stderr.isatty() and not args.quiet,
     )
+    from .knowledge.derived import sweep
+
+    report.derived_removed = sweep(kb.project)
     if args.format == "json":
         _emit(dumps(envelope(report.as_json())))
     else:
@@ -210,13 +228,17 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     project = _project(args)
     build(project, strict=args.strict, quiet=args.quiet)
-    print(f"built {project.site_dir}", file=sys.stderr)
+    _say(f"built {project.site_dir}")
     return EXIT_OK
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .site.build import serve
+    from .site.build import exposure, serve, serve_address
 
+    host, _ = serve_address(args.address)  # before the build: a busy port costs no build
+    warning = exposure(host)
+    if warning:
+        _say(f"a2a-kb: warning: {warning}")
     serve(_project(args), address=args.address)
     return EXIT_OK
 
@@ -284,6 +306,67 @@ def cmd_add_version(args: argparse.Namespace) -> int:
 # --- parser -------------------------------------------------------------------------------
 
 
+def _value(text: str) -> str:
+    """Every string flag and argument: never empty (an empty value silently meaning the
+    default hid mistakes such as `--mirror "$UNSET"`), never huge, never a control character."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty value is not allowed (leave the flag out for its default)")
+    if len(text) > MAX_ARGUMENT_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"the value is {len(text):,} characters long; the limit is {MAX_ARGUMENT_CHARS:,}"
+        )
+    from .output import terminal_safe
+
+    if terminal_safe(text) != text:
+        raise argparse.ArgumentTypeError("the value holds a control character")
+    return text
+
+
+_value.__name__ = "value"  # what argparse calls the type in its messages
+
+
+def _shaped(shape: str, example: str) -> Callable[[str], str]:
+    """A value that must have the form of a record field (a version, a conflict id): a value
+    of another form can match nothing, so it is a usage error, not an empty answer."""
+
+    def check(text: str) -> str:
+        import re
+
+        text = _value(text)
+        if not re.fullmatch(shape, text):
+            raise argparse.ArgumentTypeError(f"not of the form of {example}")
+        return text
+
+    check.__name__ = "value"
+    return check
+
+
+_VERSION = _shaped(r"v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?|draft|main",
+                   "a version (0.3.0, v1.0.0, draft, main)")
+_CONFLICT = _shaped(r"D\d+[a-z]?", "a conflict id (D3, D1a)")
+_CLAIM_ID = _shaped(r"[a-z0-9]+(?:-[a-z0-9]+)*", "a claim id (v1-terminal-states)")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a type check on every value (see :func:`_value`) and errors that echo
+    nothing raw and nothing long."""
+
+    def add_argument(self, *args: object, **kwargs: object) -> argparse.Action:
+        action = kwargs.get("action")
+        takes_value = action in (None, "store", "append") and kwargs.get("nargs") != 0
+        if takes_value and "type" not in kwargs:
+            kwargs["type"] = _value
+        return super().add_argument(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        from .output import terminal_safe
+
+        if len(message) > 500:
+            message = message[:499] + "…"
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {terminal_safe(message)}\n")
+
+
 class _Unused(argparse.ArgumentParser):
     """Stands in for the parsers of the commands not run: their arguments go nowhere."""
 
@@ -296,7 +379,7 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     left out (their names stay): describing every option of eleven commands is a tenth of
     what a warm `a2a-kb query` costs."""
     unused = _Unused(add_help=False) if only is not None else None
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="a2a-kb",
         description="A source-anchored knowledge base about the A2A task lifecycle: "
         "validate claims, fetch and check sources, answer questions, build the site.",
@@ -307,7 +390,8 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
         "--root", help="the knowledge base checkout (default: found from the current directory)"
     )
     # prog given, as argparse would compute it, so that no help formatter is built here.
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=p.prog)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=p.prog,
+                           parser_class=_Parser)
 
     def add(name: str, func: Command, help_text: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_text, description=help_text)
@@ -372,13 +456,12 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     )
 
     sp = add("query", cmd_query, "Claims as data, filtered.")
-    sp.add_argument("--id", action="append", help="a claim id (repeatable)")
+    sp.add_argument("--id", action="append", type=_CLAIM_ID, help="a claim id (repeatable)")
     sp.add_argument("--subject", help="words in the claim's subject, e.g. TaskState")
-    sp.add_argument("--version", help="claims about this version")
-    sp.add_argument("--conflict", help="claims on a side of this conflict, e.g. D3")
-    sp.add_argument(
-        "--verdict", help="verified, contradicted, unverifiable, quote-missing, stale or drifted"
-    )
+    sp.add_argument("--version", type=_VERSION, help="claims about this version")
+    sp.add_argument("--conflict", type=_CONFLICT, help="claims on a side of this conflict, e.g. D3")
+    sp.add_argument("--verdict", choices=VERDICTS,
+                    help="the recorded (or, with --computed, computed) verdict")
     sp.add_argument(
         "--authority", choices=["primary", "secondary"], help="the authority of the claim's source"
     )
@@ -492,25 +575,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.func(args)
         return code
     except KBError as e:
-        print(f"a2a-kb: error: {e}", file=sys.stderr)
+        _say(f"a2a-kb: error: {e}")
         return e.exit_code
     except KeyboardInterrupt:
-        print("a2a-kb: interrupted", file=sys.stderr)
+        _say("a2a-kb: interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
     except SystemExit as e:
         return int(e.code or 0)
-    except Exception as e:  # a bug, not bad input: say so briefly; A2A_KB_DEBUG shows the trace
-        if os.environ.get("A2A_KB_DEBUG"):
-            raise
-        print(
-            f"a2a-kb: internal error: {type(e).__name__}: {e} "
-            "(set A2A_KB_DEBUG=1 for the traceback, and please report it)",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+    except OSError as e:  # a read-only or full disk is the machine's state, not a bug
+        from .errors import disk_error
 
+        problem = disk_error(e)
+        if problem is None:
+            return _internal_error(e)
+        _say(f"a2a-kb: error: {problem}")
+        return problem.exit_code
+    except Exception as e:
+        return _internal_error(e)
+
+
+def _internal_error(e: Exception) -> int:
+    """A bug, not bad input: say so briefly; A2A_KB_DEBUG shows the trace."""
+    if os.environ.get("A2A_KB_DEBUG"):
+        raise e
+    _say(
+        f"a2a-kb: internal error: {type(e).__name__}: {e} "
+        "(set A2A_KB_DEBUG=1 for the traceback, and please report it)"
+    )
+    return EXIT_USAGE
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,6 +8,8 @@ The CLI turns each into a message and an exit code; nothing here prints.
 
 from __future__ import annotations
 
+import errno
+
 
 class KBError(Exception):
     """Base class of every error a2a-kb raises on purpose."""
@@ -17,6 +19,31 @@ class KBError(Exception):
 
 class ConfigurationError(KBError):
     """The project, a flag or the environment is set up wrongly (exit 2)."""
+
+
+class DiskError(KBError):
+    """The disk refused a write: a read-only file system, a full disk, no permission (exit 2).
+
+    Raised where a command must write to go on; nothing is half-written (every write is a
+    temporary file renamed into place), so fixing the disk and running again is enough.
+    """
+
+    def __init__(self, path: object, reason: str) -> None:
+        super().__init__(
+            f"the file system refused {path}: {reason} (tip: free some space or make it "
+            "writable; the source cache can be moved with A2A_KB_CACHE)"
+        )
+
+
+# The errors of a disk that will not take a write, as opposed to a bug.
+DISK_ERRNOS = frozenset({errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EFBIG})
+
+
+def disk_error(error: OSError) -> DiskError | None:
+    """The :class:`DiskError` that ``error`` is, or None when it is another kind of failure."""
+    if error.errno not in DISK_ERRNOS:
+        return None
+    return DiskError(error.filename or "a file", error.strerror or str(error))
 
 
 class SourceUnavailable(KBError):

@@ -1,17 +1,42 @@
-"""Shared output shapes: the JSON envelope and plain-text tables."""
+"""Shared output shapes: the JSON envelope, plain-text tables, and the one function that
+makes text safe to show on a terminal.
+
+Record text, file names, source text and command-line arguments all end up on someone's
+terminal. :func:`terminal_safe` is the single door for text going there: every command's
+output and every error message pass through it (the CLI's ``emit`` and ``say``), so an
+escape sequence in a record can neither clear a screen, rewrite a line, retitle a window
+nor hide text behind a right-to-left override.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
+import re
 from typing import Any
 
 SCHEMA_VERSION = 1
 
+# C0 controls but tab and line feed, DEL, the C1 controls (0x9b is a one-byte CSI to many
+# terminals), and the bidirectional embeddings, overrides and isolates.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# JSON escapes the C0 controls itself; these it would write raw with ensure_ascii=False.
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character that drives a terminal shown as a ``\\uXXXX`` escape."""
+    return _UNSAFE.sub(_escaped, text)
+
 
 def generated_at() -> str:
     """Now in UTC, or $SOURCE_DATE_EPOCH when set, so builds can be reproduced."""
+    import datetime as dt  # here: the warm path of `a2a-kb query` never asks the time
+
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     moment = (
         dt.datetime.fromtimestamp(int(epoch), dt.UTC)
@@ -26,7 +51,10 @@ def envelope(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def dumps(payload: Any) -> str:
-    return json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=False)
+    """JSON for people and tools: UTF-8 as is, but no raw terminal controls (the escapes are
+    JSON's own, so a tool reads back exactly the same strings)."""
+    text = json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=False)
+    return _UNSAFE_IN_JSON.sub(_escaped, text)
 
 
 def table(headers: list[str], rows: list[list[str]]) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, Mark, Severity
 from ..errors import SourceUnavailable
 from ..facts import Fact, canonical_state
+from ..records import patterns
 from ..records.kb import KnowledgeBase
 from ..records.loader import collector_paused
 from ..records.model import Claim, Expectation, Source
@@ -109,6 +109,11 @@ class FactBook:
                     ) from e
                 return self._text[source.id]
             data = self.cache.content(source.id, source.sha256)
+            if data is None and self.cache.damaged(source.sha256):
+                raise SourceUnavailable(
+                    f"source '{source.id}': the cached copy is damaged (its bytes no longer hash "
+                    "to the pinned sha256) (tip: run `a2a-kb fetch` to replace it)"
+                )
             if data is None:
                 raise SourceUnavailable(
                     f"source '{source.id}' is not in the cache (tip: run `a2a-kb fetch`)",
@@ -190,8 +195,13 @@ def _matches(op: str, actual: Any, expected: Any) -> bool:
         return isinstance(actual, list | dict | str) and len(actual) == expected
     if op == "date-equals":
         return str(actual)[:10] == str(expected)[:10]
-    if op == "matches":
-        return re.search(str(expected), str(actual)) is not None
+    if op in ("matches", "not-matches"):
+        # RE2, never `re`: a claim's pattern must not be able to hang the check.
+        try:
+            found = patterns.search(str(expected), str(actual))
+        except patterns.PatternError:
+            return False  # validation reports the pattern; an unvalidated KB fails the check
+        return found if op == "matches" else not found
     if op == "quote-in-section":
         text = actual.get("text", "") if isinstance(actual, dict) else str(actual)
         return _norm(str(expected)) in _norm(text)
@@ -315,6 +325,13 @@ def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = No
                 )
             )
     problems += _aged_sources(kb, strict, today or _today(kb))
+    if book.store.unwritable:  # a read-only or full disk: the verdicts hold, the facts were not kept
+        problems.append(Diagnostic(
+            Mark(str(cache.root)), "cache-unwritable",
+            f"the facts were extracted for this run only: the cache cannot be written "
+            f"({book.store.unwritable})",
+            "make the cache writable or free some space, or point A2A_KB_CACHE at a writable folder",
+            Severity.WARNING))
     return CheckResult(results, problems)
 
 

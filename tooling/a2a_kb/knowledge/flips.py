@@ -34,8 +34,19 @@ class _MemoryStore:
         found = self.kept.get((sha256, kind))
         return list(found) if found is not None else self.pinned.load(sha256, kind)
 
+    def rows(self, sha256: str, kind: str) -> list[tuple[str, str, Any, int, int]] | None:
+        found = self.kept.get((sha256, kind))
+        if found is None:
+            rows: list[tuple[str, str, Any, int, int]] | None = self.pinned.rows(sha256, kind)
+            return rows
+        return [(f.kind, f.subject, f.value, f.line_start, f.line_end) for f in found]
+
     def save(self, sha256: str, kind: str, facts: list[Fact]) -> None:
         self.kept[(sha256, kind)] = list(facts)
+
+    @property
+    def unwritable(self) -> str:
+        return ""  # nothing is written: the live bytes' facts stay in memory
 
 
 class LiveBook(FactBook):

@@ -2,13 +2,25 @@
 
 The query path is kept light (no YAML, no JSON Schema, no extractors, when the index is
 current): it reads the claim files with the strict YAML reader once, and keeps an index
-in the cache that is reused while the files are unchanged (same paths, sizes and
-modification times).
+in the cache that is reused while the files are unchanged.
 
 The index is one file, ``query-index.jsonl``: a first line with the stamp of the record
 files and where each of its buckets starts, then one line per bucket holding the claims
 whose id hashes to it, each with its position in the KB. ``--id X`` reads the first line
 and one bucket (a few dozen claims), not the whole KB; other filters read every bucket.
+
+Nothing in it is believed unchecked, since a wrong answer here is a wrong verdict shown
+to someone:
+
+* the first line carries the checksum of the rest of that line, and lists the checksum of
+  every bucket; a bucket is used only while its bytes still match it;
+* the record files it was built from are named with their size, modification and change
+  times, inode and the checksum of their bytes. A file whose status differs in any way
+  means a rebuild; a file modified within :data:`RACY_SECONDS` of the index being written
+  (when an edit could leave its times unchanged) is read and its checksum compared.
+
+The checksum is CRC-32, not SHA-256: it catches every damaged byte and any edit short of
+a deliberate forgery, and ``hashlib`` alone costs a warm query more than its whole budget.
 """
 
 from __future__ import annotations
@@ -23,9 +35,10 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:  # imported only when the index cannot answer (see from_index)
     from ..project import Project
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3  # 3: checksums of the header, the buckets and the record files
 INDEX_NAME = "query-index.jsonl"
 BUCKETS = 256
+RACY_SECONDS = 3  # coarser than any file system's timestamps
 
 
 class Filters:
@@ -77,11 +90,21 @@ class Filters:
 
 
 def _stamp(files: list[Path]) -> list[list[Any]]:
+    """What a file's status says of it: path, size, modification and change times, inode.
+    The change time cannot be set back by a program, so an edit always changes the stamp."""
     result = []
     for f in files:
         st = f.stat()
-        result.append([str(f), st.st_size, st.st_mtime_ns])
+        result.append([str(f), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino])
     return result
+
+
+def _checksum(data: bytes) -> str:
+    return f"{zlib.crc32(data):08x}"
+
+
+def _file_checksums(files: list[Path]) -> list[str]:
+    return [_checksum(f.read_bytes()) for f in files]
 
 
 def _rows_from_files(project: Project, files: list[Path]) -> list[dict[str, Any]]:
@@ -107,7 +130,7 @@ def _bucket(claim_id: Any) -> int:
     return zlib.crc32(str(claim_id).encode("utf-8")) % BUCKETS
 
 
-def _write_index(path: Path, stamp: list[list[Any]], rows: list[dict[str, Any]]) -> None:
+def _write_index(path: Path, files: list[Path], stamp: list[list[Any]], rows: list[dict[str, Any]]) -> None:
     buckets: list[list[list[Any]]] = [[] for _ in range(BUCKETS)]
     for position, row in enumerate(rows):
         buckets[_bucket(row.get("id"))].append([position, row])
@@ -116,42 +139,86 @@ def _write_index(path: Path, stamp: list[list[Any]], rows: list[dict[str, Any]])
     for line in lines:
         starts.append(offset)
         offset += len(line)
-    header = {"version": INDEX_VERSION, "stamp": stamp, "buckets": starts}
+    import time
+
+    header = json.dumps({"version": INDEX_VERSION, "stamp": stamp, "inputs": _file_checksums(files),
+                         "written_ns": time.time_ns(), "buckets": starts,
+                         "checksums": [_checksum(line) for line in lines]}).encode("utf-8")
     from ..sources.cache import atomic_write
 
-    atomic_write(path, json.dumps(header).encode("utf-8") + b"\n" + b"".join(lines))
+    atomic_write(path, _checksum(header).encode("ascii") + b" " + header + b"\n" + b"".join(lines))
 
 
-def _read_buckets(index: IO[bytes], starts: list[int], wanted: list[int] | None) -> list[
+def _header(line: bytes) -> dict[str, Any] | None:
+    """The first line's fields, or None when its checksum does not match."""
+    seal, _, body = line.rstrip(b"\n").partition(b" ")
+    if seal.decode("ascii", "replace") != _checksum(body):
+        return None
+    header = json.loads(body)
+    return header if isinstance(header, dict) and header.get("version") == INDEX_VERSION else None
+
+
+def _unchanged(header: dict[str, Any], files: list[Path], stamp: list[list[Any]]) -> bool:
+    """Whether the record files are those the index was built from (see the module)."""
+    if header["stamp"] != stamp:
+        return False
+    racy_after = header["written_ns"] - RACY_SECONDS * 1_000_000_000
+    for file, status, checksum in zip(files, stamp, header["inputs"], strict=True):
+        if status[2] >= racy_after and _checksum(file.read_bytes()) != checksum:
+            return False
+    return True
+
+
+def _read_buckets(index: IO[bytes], header: dict[str, Any], wanted: list[int] | None) -> list[
     dict[str, Any]
-]:
-    """The rows of the ``wanted`` buckets (all of them for None), in KB order. ``index`` is
-    positioned just after its first line; ``starts`` are the buckets' offsets from there."""
+] | None:
+    """The rows of the ``wanted`` buckets (all of them for None), in KB order, or None when a
+    bucket does not match its checksum. ``index`` is positioned just after its first line."""
+    starts, checksums = header["buckets"], header["checksums"]
     found: list[list[Any]] = []
-    if wanted is None:
-        for line in index:
-            found += json.loads(line)
-    else:
-        base = index.tell()
-        for b in sorted(set(wanted)):
-            index.seek(base + starts[b])
-            found += json.loads(index.readline())
+    base = index.tell()
+    for b in range(BUCKETS) if wanted is None else sorted(set(wanted)):
+        index.seek(base + starts[b])
+        line = index.readline()
+        if _checksum(line) != checksums[b]:
+            return None
+        found += json.loads(line)
     found.sort(key=lambda item: item[0])
     return [row for _, row in found]
 
 
-def _cached_rows(path: Path, stamp: list[list[Any]], ids: list[str]) -> list[dict[str, Any]] | None:
+def _cached_rows(path: Path, files: list[Path], ids: list[str]) -> list[dict[str, Any]] | None:
     """The rows for ``ids`` (every row when empty) from the index, or None when the index is
-    missing, unreadable or describes other files than ``stamp``."""
+    missing, damaged, or describes other files than ``files``."""
     try:
+        stamp = _stamp(files)
         with open(path, "rb") as index:
-            header = json.loads(index.readline())
-            if header.get("version") != INDEX_VERSION or header.get("stamp") != stamp:
+            header = _header(index.readline())
+            if header is None or not _unchanged(header, files, stamp):
                 return None
             wanted = [_bucket(i) for i in ids] if ids else None
-            return _read_buckets(index, header["buckets"], wanted)
+            return _read_buckets(index, header, wanted)
     except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return None  # a damaged index is rebuilt, never trusted
+
+
+def verify_index(path: Path) -> str:
+    """Why the index at ``path`` is damaged ('' when it is sound or absent); a damaged one
+    is removed, to be rebuilt by the next query."""
+    try:
+        with open(path, "rb") as index:
+            header = _header(index.readline())
+            problem = "its first line does not match its checksum" if header is None else ""
+            if header is not None and _read_buckets(index, header, None) is None:
+                problem = "a bucket does not match its checksum"
+    except FileNotFoundError:
+        return ""
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError) as e:
+        problem = f"it cannot be read ({e})"
+    if problem:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    return problem
 
 
 def select(project: Project, filters: Filters) -> list[dict[str, Any]]:
@@ -160,13 +227,13 @@ def select(project: Project, filters: Filters) -> list[dict[str, Any]]:
     from ..records.loader import record_files
 
     files = record_files(project)
-    stamp = _stamp(files)
     path = project.cache_dir / INDEX_NAME
-    rows = _cached_rows(path, stamp, filters.ids)
+    rows = _cached_rows(path, files, filters.ids)
     if rows is None:
+        stamp = _stamp(files)
         rows = _rows_from_files(project, files)
         with contextlib.suppress(OSError):  # a read-only checkout still answers queries
-            _write_index(path, stamp, rows)
+            _write_index(path, files, stamp, rows)
     return [r for r in rows if filters.keep(r)]
 
 
@@ -183,7 +250,7 @@ def from_index(root: str | None, filters: Filters) -> list[dict[str, Any]] | Non
     if found is None:
         return None
     files = record_files_in(found / "sources", found / "claims")
-    rows = _cached_rows(cache_dir(found) / INDEX_NAME, _stamp(files), filters.ids)
+    rows = _cached_rows(cache_dir(found) / INDEX_NAME, files, filters.ids)
     return None if rows is None else [r for r in rows if filters.keep(r)]
 
 

@@ -37,6 +37,26 @@ class RawRecord:
         return self.doc.mark(f"{self.pointer}/{key}" if key else self.pointer)
 
 
+# What one run may read in all. Each file has its own limits (yamldoc.MAX_BYTES and
+# MAX_NODES); these bound the sum, so that many files at their limit cannot add up to
+# gigabytes either. A 10,000-claim knowledge base is about 7 MB and half a million values,
+# and takes some 170 MB to load and check; the limits leave room for twice that.
+MAX_RUN_BYTES = 16 * 1024 * 1024
+MAX_RUN_NODES = 1_500_000
+
+
+@dataclass
+class Budget:
+    """What is left of the run's limits while files are read, one after another."""
+
+    bytes_left: int = MAX_RUN_BYTES
+    nodes_left: int = MAX_RUN_NODES
+
+    def spend(self, size: int, nodes: int) -> None:
+        self.bytes_left -= size
+        self.nodes_left -= nodes
+
+
 @dataclass
 class LoadResult:
     files: list[yamldoc.Document] = field(default_factory=list)
@@ -83,19 +103,67 @@ def collector_paused() -> Iterator[None]:
 
 
 @collector_paused()
-def load(project: Project, files: list[Path] | None = None) -> LoadResult:
-    """Parse every record file; collect problems, never stop at the first."""
-    from .yamldoc import read
+def load(project: Project, files: list[Path] | None = None, budget: Budget | None = None) -> LoadResult:
+    """Parse every record file; collect problems, never stop at the first.
+
+    Every file is held to its own limits and to what is left of the run's ``budget``; a
+    file past either is refused with a diagnostic that says which limit it met, and the
+    files after it are still read (each may fit what is left)."""
+    from .yamldoc import MAX_BYTES, MAX_NODES, read
 
     result = LoadResult()
+    budget = budget or Budget()
     for path in files if files is not None else record_files(project):
-        doc = read(path, project.relative(path))
+        shown = project.relative(path)
+        if budget.bytes_left <= 0 or budget.nodes_left <= 0:
+            result.problems.append(_over_budget(shown))
+            continue
+        doc = read(path, shown, max_bytes=min(MAX_BYTES, budget.bytes_left),
+                   max_nodes=min(MAX_NODES, budget.nodes_left))
+        if doc.value is not None:
+            budget.spend(_size(path), doc.nodes)
+        elif any(p.rule in ("file-too-large", "too-many-values") for p in doc.problems):
+            _explain_budget(doc, budget)
         result.files.append(doc)
         result.problems += doc.problems
         if doc.value is None and doc.problems:
             continue  # the file could not be read; its problems say why
         _split(doc, result)
     return result
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _over_budget(shown: str) -> Diagnostic:
+    from ..diagnostics import Diagnostic, Mark
+
+    return Diagnostic(
+        Mark(shown, 1, 1), "run-too-large",
+        f"not read: the record files before it already use the run's limit of "
+        f"{MAX_RUN_BYTES:,} bytes or {MAX_RUN_NODES:,} YAML values",
+        "a knowledge base this large is not expected; look for generated or duplicated files",
+    )
+
+
+def _explain_budget(doc: yamldoc.Document, budget: Budget) -> None:
+    """Say so when a file was refused for the run's limit rather than its own."""
+    from dataclasses import replace
+
+    from .yamldoc import MAX_BYTES, MAX_NODES
+
+    if budget.bytes_left >= MAX_BYTES and budget.nodes_left >= MAX_NODES:
+        return
+    doc.problems[:] = [
+        replace(p, message=f"{p.message} (what was left of the run's limit of "
+                f"{MAX_RUN_BYTES:,} bytes and {MAX_RUN_NODES:,} values)")
+        if p.rule in ("file-too-large", "too-many-values") else p
+        for p in doc.problems
+    ]
 
 
 def _kind_of(value: Any) -> str:

@@ -21,10 +21,11 @@ from urllib.parse import urlsplit
 from ..diagnostics import Diagnostic, Mark, Severity
 from ..project import Project
 from ..schemas import KINDS
-from . import dossier
+from . import dossier, patterns
 from .kb import KnowledgeBase, version_key
 from .loader import LoadResult, RawRecord
 from .model import Claim, Conflict
+from .urls import url_problem
 from .yamldoc import excerpt
 
 
@@ -114,6 +115,12 @@ def claim_references(ctx: Context) -> Iterator[Diagnostic]:
                     "cite the https address of the page, or a source id",
                     record_id=claim.id,
                 )
+            elif problem := url_problem(claim.source):
+                yield Diagnostic(
+                    rec_mark("source"), "url-policy",
+                    f"claim '{claim.id}': source URL {shown(claim.source)} is refused: {problem}",
+                    "cite the page at its public https address", record_id=claim.id,
+                )
             registered = next((s.id for s in kb.sources.values() if s.url == claim.source), None)
             if registered:
                 yield Diagnostic(
@@ -186,15 +193,16 @@ def claim_references(ctx: Context) -> Iterator[Diagnostic]:
                     "write e.g. 'value: 9'",
                     record_id=claim.id,
                 )
-            if e.op == "matches" and isinstance(e.value, str):
+            if e.op in ("matches", "not-matches") and isinstance(e.value, str):
                 try:
-                    re.compile(e.value)
-                except re.error as err:
+                    patterns.compile_pattern(e.value)
+                except patterns.PatternError as err:
                     yield Diagnostic(
                         e.mark or claim.mark,
                         "expect-value",
-                        f"claim '{claim.id}': the regular expression is invalid: {err}",
-                        "fix the pattern",
+                        f"claim '{claim.id}': the regular expression cannot be used: {err}",
+                        "patterns run on RE2 (linear time): drop look-around and "
+                        "back-references; to require that text is absent, use op 'not-matches'",
                         record_id=claim.id,
                     )
         if not claim.verdict:
@@ -239,6 +247,13 @@ def source_rules(ctx: Context) -> Iterator[Diagnostic]:
                     "https-only",
                     f"source {shown(sid)}: url {shown(url)} is not an https URL",
                     "sources are fetched over https only",
+                    record_id=sid,
+                )
+            elif parts is not None and (problem := url_problem(url)):
+                yield Diagnostic(
+                    record.mark("url"), "url-policy",
+                    f"source {shown(sid)}: url {shown(url)} is refused: {problem}",
+                    "sources are fetched from public https hosts only (see the URL policy in the README)",
                     record_id=sid,
                 )
         path = d.get("path")

@@ -5,8 +5,12 @@ missing) and built into plain Python values by hand, so that:
 
 * every mapping entry and list item keeps its line and column (JSON pointer → mark);
 * anchors and aliases are refused, which rules out "billion laughs" documents;
-* duplicate keys, over-deep nesting, non-UTF-8 bytes, tabs, empty documents and
-  oversized files are reported as diagnostics instead of being silently accepted;
+* duplicate keys, over-deep nesting, non-UTF-8 bytes, tabs, empty documents, oversized
+  files and files of too many values are reported as diagnostics instead of being
+  silently accepted;
+* the work is linear in the size of the file: nothing scans the whole text per value,
+  and a file stops being read at its limit of values (``max_nodes``), so one hostile file
+  can cost neither quadratic time nor unbounded memory;
 * timestamps stay strings, so the validator can say that 2026-02-30 is no date.
 """
 
@@ -15,6 +19,7 @@ from __future__ import annotations
 import codecs
 import functools
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +36,10 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
 
 MAX_BYTES = 8 * 1024 * 1024
 MAX_DEPTH = 32
+# Values (scalars, lists, mappings) one file may hold. A claim is about 20 of them, so a
+# file at the byte limit written as claims holds some 350,000; a file of empty nested lists
+# at the same size would hold four million, and cost about a gigabyte to build.
+MAX_NODES = 500_000
 
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
@@ -41,6 +50,13 @@ _MERGE = "tag:yaml.org,2002:merge"
 _KNOWN_SCALAR_TAGS = {_INT, _FLOAT, _BOOL, _NULL, _STR, "tag:yaml.org,2002:timestamp"}
 _ALLOWED_TAGS = _KNOWN_SCALAR_TAGS | {"tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"}
 _NODE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)
+# Control characters a double-quoted scalar can spell as escapes ("\e[2J", "\x9b"); the
+# reader refuses them written raw. In a record they could only be there to drive the
+# terminal of whoever reads `a2a-kb query`, so they are refused too (tab and line break
+# are text). So are the bidirectional overrides, which YAML lets through raw: they make a
+# statement read differently from what it says (right-to-left text needs none of them).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
 # Byte-order marks of encodings an editor may save a file in by mistake. UTF-32 comes
 # first because its little-endian mark begins with the UTF-16 one.
@@ -75,6 +91,7 @@ class Document:
     value: Any
     problems: list[Diagnostic] = field(default_factory=list)
     places: Place | None = field(default=None, repr=False)
+    nodes: int = 0  # the values read (what the file cost to hold in memory)
     _marks: dict[str, Mark] | None = field(default=None, init=False, repr=False, compare=False)
 
     def mark(self, pointer: str) -> Mark:
@@ -124,8 +141,12 @@ def _line_col_at(data: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def read(path: Path, display: str | None = None, max_bytes: int = MAX_BYTES) -> Document:
-    """Read one YAML file. Problems are in ``Document.problems``; value is None then."""
+def read(path: Path, display: str | None = None, max_bytes: int = MAX_BYTES,
+         max_nodes: int = MAX_NODES) -> Document:
+    """Read one YAML file. Problems are in ``Document.problems``; value is None then.
+
+    ``max_bytes`` and ``max_nodes`` are this file's share of the limits; the loader lowers
+    them to what is left of the run's budget."""
     name = display or str(path)
     try:
         size = path.stat().st_size
@@ -138,11 +159,17 @@ def read(path: Path, display: str | None = None, max_bytes: int = MAX_BYTES) -> 
             f"the file is {size:,} bytes, over the {max_bytes:,}-byte limit for one record file",
             "split it into several files by topic",
         )
-    data = path.read_bytes()
-    return parse(data, name)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return _failed(name, "unreadable", f"cannot read the file: {e.strerror}", "check the path")
+    if len(data) > max_bytes:  # it grew between stat and read
+        return _failed(name, "file-too-large", f"the file is over the {max_bytes:,}-byte limit "
+                       "for one record file", "split it into several files by topic")
+    return parse(data, name, max_nodes)
 
 
-def parse(data: bytes, name: str) -> Document:
+def parse(data: bytes, name: str, max_nodes: int = MAX_NODES) -> Document:
     """Parse bytes as one strict YAML document (see the module docstring)."""
     for bom, encoding in _FOREIGN_BOMS:
         if data.startswith(bom):
@@ -182,7 +209,8 @@ def parse(data: bytes, name: str) -> Document:
             name, "empty-file", "the file holds no YAML document", "add records or delete the file"
         )
     try:
-        documents = _Builder(name, text).documents()
+        builder = _Builder(name, text, max_nodes)
+        documents = builder.documents()
     except _Refused as e:
         return Document(name, None, problems=[e.diagnostic])
     except yaml.YAMLError as e:
@@ -206,6 +234,7 @@ def parse(data: bytes, name: str) -> Document:
             f"the file holds {len(documents)} YAML documents; a record file holds one",
             "remove the extra '---' separators",
         )
+    documents[0].nodes = builder.nodes
     return documents[0]
 
 
@@ -346,8 +375,10 @@ class _Builder:
     The rules are those of the composer plus the strict ones of the module docstring.
     """
 
-    def __init__(self, path: str, text: str) -> None:
+    def __init__(self, path: str, text: str, max_nodes: int = MAX_NODES) -> None:
         self.path = path
+        self.max_nodes = max_nodes
+        self.nodes = 0  # values built so far, in every document of the file
         # The parser's own get_event, not the yaml.parse generator around it: half a
         # million events pay for one call each, not three. Events are typed loosely: the
         # stubs know none of their attributes.
@@ -355,6 +386,12 @@ class _Builder:
         self.next: Callable[[], Any] = self.parser.get_event
         self.problems: list[Diagnostic] = []
         self.text = text
+        # Asked once per file, not once per value: a scan of the whole text for each plain
+        # scalar made reading quadratic (8 MB of claims took a minute).
+        self.has_comment_mark = "#" in text
+        # `in`, not a regular expression: for text that is all ASCII (or Latin-1), CPython
+        # answers without scanning, and a regex took a tenth of the reading time.
+        self.has_bidi_control = any(c in text for c in _BIDI)
         self._lines: list[str] | None = None  # split only when a value may have been cut
 
     def documents(self) -> list[Document]:
@@ -370,6 +407,17 @@ class _Builder:
         finally:
             self.parser.dispose()
         return found
+
+    def _too_many(self, line: int, column: int) -> _Refused:
+        return _Refused(
+            Diagnostic(
+                Mark(self.path, line, column),
+                "too-many-values",
+                f"the file holds more than {self.max_nodes:,} YAML values (scalars, lists and "
+                "mappings); reading stopped here so that one file cannot exhaust memory",
+                "split the file by topic; a record file holds records, not bulk data",
+            )
+        )
 
     def _refuse(self, event: Any) -> _Refused:
         kind = "alias" if isinstance(event, yaml.AliasEvent) else "anchor"
@@ -409,6 +457,9 @@ class _Builder:
             raise self._refuse(event)
         start = event.start_mark
         line, column = start.line + 1, start.column + 1
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise self._too_many(line, column)
         if depth > MAX_DEPTH:
             self.problems.append(
                 Diagnostic(
@@ -428,8 +479,11 @@ class _Builder:
             if tag not in _ALLOWED_TAGS:
                 self._refused_tag(tag, value, line, column)
                 return None, (line, column, None)
+            if ((event.style == '"' or self.has_bidi_control) and not value.isprintable()
+                    and _CONTROL.search(value)):
+                self._control_character(value, line, column)
             built = _scalar(tag, value, event.style, self.problems, self.path, line, column)
-            if not event.style and " " in value and "#" in self.text:
+            if not event.style and " " in value and self.has_comment_mark:
                 self._cut_by_comment(event, value, line, column)
             return built, (line, column, None)
         if cls is yaml.SequenceStartEvent:
@@ -531,6 +585,20 @@ class _Builder:
             if open_nodes == 0:
                 return
             event = self.next()
+
+    def _control_character(self, value: str, line: int, column: int) -> None:
+        found = _CONTROL.search(value)
+        assert found is not None
+        self.problems.append(
+            Diagnostic(
+                Mark(self.path, line, column),
+                "control-character",
+                f"the text holds the control character U+{ord(found.group()):04X} "
+                f"in \"{excerpt(value)}\"",
+                "delete it; record text is printable (a terminal would obey an escape, and a "
+                "bidirectional override makes text read otherwise than it says)",
+            )
+        )
 
     def _refused_tag(self, tag: str, value: str | None, line: int, column: int) -> None:
         """Report an explicit tag outside plain YAML types. Checked on every node,

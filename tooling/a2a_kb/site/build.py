@@ -12,15 +12,19 @@ import contextlib
 import ctypes
 import errno
 import fcntl
+import ipaddress
 import logging
 import os
 import shutil
+import socket
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..errors import BuildError, ConfigurationError
+from ..output import terminal_safe
 from ..project import Project
 
 # mkdocs-material prints a banner about its successor on every build; it is not a problem
@@ -63,12 +67,20 @@ class _Problems(logging.Handler):
         self.messages.append(record.getMessage())
 
 
+class _TerminalSafe(logging.Formatter):
+    """MkDocs' messages quote page titles and record text: shown through the one function
+    that makes text safe for a terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_safe(super().format(record))
+
+
 @contextlib.contextmanager
 def _log_to_stderr(quiet: bool) -> Iterator[None]:
     """MkDocs reports through logging; show its INFO lines unless ``quiet``."""
     logger = logging.getLogger("mkdocs")
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+    handler.setFormatter(_TerminalSafe("%(levelname)-7s -  %(message)s"))
     handler.setLevel(logging.WARNING if quiet else logging.INFO)
     previous = logger.level
     logger.addHandler(handler)
@@ -182,13 +194,97 @@ def build(project: Project, strict: bool = True, quiet: bool = False) -> Path:
     return site
 
 
+def serve_address(address: str) -> tuple[str, int]:
+    """The host and port of ``HOST:PORT`` (``[::1]:8000`` for IPv6), checked before any build:
+    the port is a number from 1 to 65535, the host resolves, and the address is free to bind.
+    Raises :class:`ConfigurationError` naming the problem and a fix."""
+    host, sep, port_text = address.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise ConfigurationError(
+            f"--address {address!r} is not HOST:PORT with a port from 1 to 65535 "
+            "(tip: --address 127.0.0.1:8000)"
+        )
+    port = int(port_text)
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as e:
+        raise ConfigurationError(f"--address {address!r}: the host {host!r} does not resolve "
+                                 "(tip: use an IP address such as 127.0.0.1)") from e
+    family, _, _, _, where = found[0]
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+            probe.bind(where)
+    except OSError as e:
+        raise ConfigurationError(_bind_problem(host, port, e)) from e
+    return host, port
+
+
+def _bind_problem(host: str, port: int, error: OSError) -> str:
+    if error.errno == errno.EADDRINUSE:
+        return (f"port {port} on {host} is already in use "
+                f"(tip: --address {host}:{port + 1}, or stop the other server)")
+    if error.errno == errno.EADDRNOTAVAIL:
+        return (f"no network interface of this machine has the address {host} "
+                f"(tip: --address 127.0.0.1:{port})")
+    if error.errno == errno.EACCES:
+        return f"port {port} needs privileges to bind (tip: a port above 1023, e.g. --address {host}:8000)"
+    return f"cannot serve on {host}:{port}: {error.strerror or error}"
+
+
+def exposure(host: str) -> str:
+    """A warning when ``host`` makes the preview reachable from other machines ('' if not)."""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if loopback:
+        return ""
+    every = " (every network interface)" if host in ("0.0.0.0", "::") else ""
+    return (f"serving on {host}{every}: other machines that can reach this one can read the preview "
+            "and trigger rebuilds (tip: --address 127.0.0.1:PORT keeps it on this machine)")
+
+
+def _guarded_server() -> Any:
+    """mkdocs' LiveReloadServer, answering a request path that holds a NUL or another control
+    character with 400 instead of a 500 and a traceback in the log."""
+    from mkdocs.livereload import LiveReloadServer
+
+    class GuardedLiveReloadServer(LiveReloadServer):
+        def serve_request(self, environ: dict[str, Any], start_response: Any) -> Any:
+            path = str(environ.get("PATH_INFO", ""))
+            if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+                start_response("400 Bad Request", [("Content-Type", "text/plain; charset=utf-8")])
+                return [b"400 Bad Request: the path holds a control character\n"]
+            return super().serve_request(environ, start_response)
+
+    return GuardedLiveReloadServer
+
+
 def serve(project: Project, address: str = "127.0.0.1:8000") -> None:
-    """Preview the site with live reload; claims and sources are watched too."""
-    from mkdocs.commands.serve import serve as mkdocs_serve
+    """Preview the site with live reload; claims and sources are watched too.
+
+    The address is checked (see :func:`serve_address`) before the first build, so a busy or
+    invalid port costs a second, not a build."""
+    import mkdocs.commands.serve as mkdocs_serve_module
     from mkdocs.exceptions import MkDocsException
 
+    host, port = serve_address(address)
+    config_file = str(_config_file(project))
+    # mkdocs' serve() builds its LiveReloadServer itself and offers no hook to choose the
+    # class; the one used for this call is swapped for the guarded subclass, and restored.
+    original: Any = mkdocs_serve_module.LiveReloadServer
+    mkdocs_serve_module.LiveReloadServer = _guarded_server()  # type: ignore[misc]
     with _log_to_stderr(quiet=False):
         try:
-            mkdocs_serve(str(_config_file(project)), dev_addr=address, livereload=True)
+            dev_addr = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            mkdocs_serve_module.serve(config_file, dev_addr=dev_addr, livereload=True)
         except MkDocsException as e:
             raise BuildError(f"the preview stopped: {e}") from e
+        except OSError as e:  # the port was taken between the check and the server's bind
+            if e.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+                raise ConfigurationError(_bind_problem(host, port, e)) from e
+            raise
+        finally:
+            mkdocs_serve_module.LiveReloadServer = original  # type: ignore[misc]

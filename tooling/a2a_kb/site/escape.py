@@ -1,14 +1,25 @@
-"""Escaping of knowledge-base text for each place it lands: HTML, Markdown, JSON, Mermaid.
+"""Escaping of knowledge-base text for each place it lands: HTML, Markdown, JSON, Mermaid,
+and the theme's own blocks.
 
 Claims are proposed by anyone, so their text is hostile until escaped. Generated pages put
 record text either in raw HTML blocks (which Markdown leaves alone: HTML escaping is enough)
 or in Markdown (headings, link text), where Markdown syntax must be neutralised as well.
+
+The theme (mkdocs-material) then writes page and navigation titles into every page, and
+treats them as HTML: it prints them unescaped, and for ``<title>`` and some attributes it
+first applies Jinja's ``striptags``, which drops tags *and turns entities back into
+characters*. A version titled ``</title><img src=x onerror=…>`` reached the heading escaped,
+and came out of ``striptags`` as live markup in ``<title>``. So the theme's Jinja gets
+:func:`theme_text` as its ``striptags`` (tags dropped, entities read, the text escaped
+again), and the string fields of a page's metadata that the theme prints raw are escaped by
+:func:`theme_meta`: every piece of KB text reaches HTML through :func:`html` in the end.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +38,30 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 def html(text: Any) -> Markup:
     """Text for an HTML context."""
     return escape("" if text is None else str(text))
+
+
+def theme_text(value: Any) -> Markup:
+    """The plain text of an HTML fragment, escaped: what the theme's ``striptags`` must give.
+
+    Jinja's own filter returns the text with its entities decoded (``&lt;`` becomes ``<``),
+    which the theme then prints raw; this one hands back the same text escaped once.
+    """
+    return html(Markup("" if value is None else str(value)).striptags())
+
+
+# Page metadata the theme prints without escaping (base.html, header, nav), in text or in an
+# attribute. Titles and descriptions come from generated pages' front matter and from
+# plugins; none of them is markup.
+THEME_META_FIELDS = ("title", "description", "author", "subtitle")
+
+
+def theme_meta(meta: MutableMapping[str, Any]) -> None:
+    """Escape, in place, the metadata fields the theme prints raw (once: a Markup value is
+    already escaped and is left alone)."""
+    for key in THEME_META_FIELDS:
+        value = meta.get(key)
+        if isinstance(value, str) and not isinstance(value, Markup):
+            meta[key] = html(value)
 
 
 def prose(text: Any) -> Markup:

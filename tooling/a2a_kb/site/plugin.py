@@ -24,7 +24,7 @@ from mkdocs.structure.pages import Page
 from ..diagnostics import Severity
 from ..errors import KBError
 from ..project import Project
-from . import macros, measurements, paths, vendor
+from . import escape, macros, measurements, paths, vendor
 from .data import SiteData, collect
 from .links import Linker
 from .pages import generate, nav_children
@@ -109,6 +109,16 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
             for message in messages:
                 log.warning("%s", message)
         return result.markdown + macros.sources_cited(self.data.kb, result.cited)
+
+    # --- the theme: its title and metadata blocks escape KB text (see escape.py) ---------------
+
+    def on_env(self, env: Any, /, *, config: MkDocsConfig, files: Files) -> Any:
+        env.filters["striptags"] = escape.theme_text
+        return env
+
+    def on_page_context(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Any) -> Any:
+        escape.theme_meta(page.meta)
+        return context
 
     # --- on_serve: rebuild when a record changes ---------------------------------------------
 

@@ -41,13 +41,13 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
-from ..sources.cache import atomic_write
+from ..sources.cache import read_sealed, write_sealed
 
 log = get_plugin_logger(__name__)
 
 REUSED_TEMPLATE = "a2a-kb-reused-page.html"  # renders nothing; on_post_page supplies the page
 _MANIFEST = "manifest.json"
-_FORMAT = 1
+_FORMAT = 2  # 2: every file sealed (sources.cache.write_sealed): a damaged one is not replayed
 # Distributions whose code shapes the HTML of a page.
 _RENDERERS = ("mkdocs", "mkdocs-material", "mkdocstrings", "mkdocstrings-python", "mkdocs-autorefs",
               "markdown", "pymdown-extensions", "pygments", "jinja2", "griffe")
@@ -209,7 +209,7 @@ class PageReuse(BasePlugin):
                 page.meta["template"] = REUSED_TEMPLATE
         # Compiling the theme's templates is a large share of a small rebuild; Jinja checks
         # each cached compilation against its template's source before using it.
-        env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(self._folder("jinja")))
+        env.bytecode_cache = SealedBytecodeCache(str(self._folder("jinja")))
         if self.reused:
             env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({REUSED_TEMPLATE: ""}),
                                               env.loader or jinja2.DictLoader({})])
@@ -248,16 +248,16 @@ class PageReuse(BasePlugin):
 
     def _read_manifest(self) -> dict[str, dict[str, str]]:
         try:
-            found = json.loads((self.store / _MANIFEST).read_text("utf-8"))
-        except (OSError, ValueError):
+            found = json.loads(read_sealed(self.store / _MANIFEST) or b"null")
+        except ValueError:
             return {}
         pages = found.get("pages") if isinstance(found, dict) and found.get("format") == _FORMAT else None
         return pages if isinstance(pages, dict) else {}
 
     def _read_record(self, key: str) -> dict[str, Any] | None:
         try:
-            record = json.loads((self.store / "render" / f"{key}.json").read_text("utf-8"))
-        except (OSError, ValueError):
+            record = json.loads(read_sealed(self.store / "render" / f"{key}.json") or b"null")
+        except ValueError:
             return None
         return record if isinstance(record, dict) else None
 
@@ -270,14 +270,28 @@ class PageReuse(BasePlugin):
         """Keep what this (successful) build rendered for the next one; drop the rest."""
         folder = self._folder("render")
         for key, record in self.recorded.items():
-            atomic_write(folder / f"{key}.json", json.dumps(record).encode("utf-8"))
+            write_sealed(folder / f"{key}.json", json.dumps(record).encode("utf-8"))
         keep = {f"{key}.json" for key in self.render_keys.values()}
         for stale in folder.glob("*.json"):
             if stale.name not in keep:
                 stale.unlink(missing_ok=True)
         complete = {k: v for k, v in self.manifest.items() if "sha" in v}
-        atomic_write(self.store / _MANIFEST,
+        write_sealed(self.store / _MANIFEST,
                      json.dumps({"format": _FORMAT, "pages": complete}, sort_keys=True).encode("utf-8"))
+
+
+class SealedBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's compiled templates, kept sealed like the rest of the store: Jinja checks that
+    a cached compilation belongs to its template's source, but not that its bytes are intact,
+    and damaged marshalled code could fail or, worse, run differently."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        data = read_sealed(Path(self._get_cache_filename(bucket)))
+        if data is not None:
+            bucket.bytecode_from_string(data)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        write_sealed(Path(self._get_cache_filename(bucket)), bucket.bytecode_to_string())
 
 
 def _shared_state(config: MkDocsConfig) -> tuple[int, ...] | None:

@@ -10,6 +10,12 @@ Blobs are written to a temporary file in the same directory and published with
 ``os.replace``, so a reader sees either no blob or a whole one; a blob whose bytes do not
 hash to its name is never trusted. The index is replaced the same way, under a lock, so
 two fetches at once leave it consistent. A failed fetch never touches the last good copy.
+
+Data derived from the cache (the facts of each blob, the query index, the site's reuse
+records) is written *sealed* (:func:`write_sealed`): the file starts with the sha256 of
+its payload, and :func:`read_sealed` hands back the payload only while it still hashes to
+that seal. One flipped byte makes a derived file unreadable, so it is rebuilt from its
+inputs instead of being believed.
 """
 
 from __future__ import annotations
@@ -70,6 +76,59 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+# The first line of a sealed file: this tag, then the sha256 of everything after the line.
+SEAL_TAG = b"a2a-kb-sealed-v1"
+_SEAL_LINE = len(SEAL_TAG) + 1 + 64 + 1
+
+
+def sealed(payload: bytes) -> bytes:
+    """``payload`` behind a first line that carries its sha256."""
+    return SEAL_TAG + b" " + sha256_of(payload).encode("ascii") + b"\n" + payload
+
+
+def unsealed(data: bytes) -> bytes | None:
+    """The payload of sealed ``data``, or None when the seal is missing or does not match."""
+    if len(data) < _SEAL_LINE or not data.startswith(SEAL_TAG + b" "):
+        return None
+    if data[_SEAL_LINE - 1:_SEAL_LINE] != b"\n":
+        return None
+    payload = data[_SEAL_LINE:]
+    return payload if sha256_of(payload).encode("ascii") == data[len(SEAL_TAG) + 1:_SEAL_LINE - 1] else None
+
+
+def write_sealed(path: Path, payload: bytes) -> None:
+    """Write derived data so that any later change to it is noticed (see :func:`read_sealed`)."""
+    atomic_write(path, sealed(payload))
+
+
+def read_sealed(path: Path) -> bytes | None:
+    """The payload of a sealed file; None when it is missing, unreadable or damaged."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return unsealed(data)
+
+
+def sweep_damaged(paths: Iterator[Path] | list[Path]) -> list[Path]:
+    """Delete the sealed files among ``paths`` whose seal no longer matches; return them.
+
+    A missing or unreadable file is not damage. What is removed is derived data: the next
+    reader rebuilds it from its inputs.
+    """
+    removed: list[Path] = []
+    for path in paths:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if unsealed(data) is None:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            removed.append(path)
+    return removed
+
+
 _TEMPORARY = re.compile(r"\..+\.(?P<pid>\d+)\.[^.]+\.tmp")
 
 
@@ -104,6 +163,10 @@ class Cache:
         except OSError:
             return None
         return data if sha256_of(data) == sha256 else None
+
+    def damaged(self, sha256: str) -> bool:
+        """Whether a blob of this name is present but its bytes no longer hash to it."""
+        return self.has_blob(sha256) and self.read_blob(sha256) is None
 
     def blob_names(self) -> set[str]:
         """The sha256 of every blob present, by name only (nothing is read or verified)."""

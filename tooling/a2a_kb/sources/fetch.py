@@ -30,7 +30,7 @@ from typing import Any, TextIO
 from urllib.parse import unquote, urlsplit
 
 from ..diagnostics import Diagnostic, Mark
-from ..errors import ConfigurationError, FetchError
+from ..errors import ConfigurationError, FetchError, disk_error
 from ..records.model import Source
 from .cache import Cache, CacheEntry, sha256_of
 from .http import Download, HttpClient, HttpPolicy
@@ -110,6 +110,9 @@ class FetchReport:
     seconds: float
     mirror: Path | None = None
     generated_at: str = field(default_factory=lambda: _now())
+    # Derived data (facts, query index, page reuse) found damaged and removed; see
+    # a2a_kb.knowledge.derived. Filled in by the caller, which knows the project.
+    derived_removed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -138,7 +141,8 @@ class FetchReport:
                           for name, n in self.counts.items())
         summary = (f"{len(self.results)} pinned sources {where}"
                    f"{' (refresh)' if self.refresh else ''}: {tally} in {self.seconds:.1f}s")
-        return [r.line() for r in shown] + [summary]
+        derived = [f"warning[derived-damaged]: {line}" for line in self.derived_removed]
+        return [r.line() for r in shown] + derived + [summary]
 
     def format_text(self, *, verbose: bool = False) -> str:
         return "\n".join(self.lines(verbose=verbose)) + "\n"
@@ -154,6 +158,7 @@ class FetchReport:
             "seconds": round(self.seconds, 3),
             "summary": self.counts,
             "sources": [r.as_json() for r in self.results],
+            "derived_removed": self.derived_removed,
         }
 
 
@@ -217,18 +222,27 @@ def fetch(
         raise ConfigurationError(
             f"mirror {mirror} is not a directory (tip: check --mirror or A2A_KB_MIRROR)"
         )
+    # Absolute from here on: a copy's address is a file: URI, which a relative path has not
+    # (the README's own `A2A_KB_MIRROR=../shared/mirror make site` ended in a ValueError).
+    mirror = mirror.resolve() if mirror is not None else None
     if concurrency < 1:
         raise ConfigurationError(f"concurrency must be at least 1, not {concurrency}")
     report_progress: Progress | None = (
         TerminalProgress() if progress is True else progress or None
     )
     pinned = [s for s in sources if s.fetched]
-    cache.sweep()  # the leftovers of a fetch that was killed
     mode = "offline" if offline else "mirror" if mirror is not None else "network"
     started = time.monotonic()
-    with HttpClient(policy) as client:
-        run = _Run(cache, client, None if offline else mirror, refresh, offline, policy)
-        results = run.all(pinned, concurrency, report_progress)
+    try:
+        cache.sweep()  # the leftovers of a fetch that was killed
+        with HttpClient(policy) as client:
+            run = _Run(cache, client, None if offline else mirror, refresh, offline, policy)
+            results = run.all(pinned, concurrency, report_progress)
+    except OSError as e:  # the index could not be written: the disk, not a source, is at fault
+        problem = disk_error(e)
+        if problem is None:
+            raise
+        raise problem from e
     return FetchReport(results, mode, refresh, time.monotonic() - started,
                        mirror if mode == "mirror" else None)
 
@@ -311,11 +325,18 @@ class _Run:
     def _decide(self, source: Source) -> tuple[SourceResult, CacheEntry | None]:
         pin = source.sha256
         have_pinned = pin in self.blobs_at_start and self.cache.read_blob(pin) is not None
+        damaged = pin in self.blobs_at_start and not have_pinned
         known = self._pinned_entry(source) if have_pinned else None
         if known is not None and not (self.refresh and source.moving):
             changed = known is not self.entries.get(source.id)
             return self._result(source, Outcome.CACHED, "cache", sha256=pin), \
                 known if changed else None
+        if self.offline and damaged:
+            return self._result(
+                source, Outcome.ERROR, "cache", rule="cache-damaged",
+                message=f"the cached copy is damaged: its bytes no longer hash to {_short(pin)}",
+                tip="run `a2a-kb fetch` with the network, or with --mirror DIR, to replace it",
+            ), None
         if self.offline:
             return self._result(
                 source, Outcome.ERROR, "cache", rule="not-cached",
@@ -338,7 +359,10 @@ class _Run:
                 replace(known, upstream_sha256="")
         got = sha256_of(download.body)
         if got == pin:
-            return self._store(source, download, last_good)
+            stored, entry = self._store(source, download, last_good)
+            if damaged and stored.ok:
+                stored = replace(stored, message="replaced a damaged cached copy")
+            return stored, entry
         if source.moving:
             return self._drifted(source, got, len(download.body), known)
         return self._result(

@@ -1,11 +1,20 @@
 """The one door to the network: every HTTP request a2a-kb makes goes through here.
 
 Nothing else in the package imports requests. The client is deliberately suspicious: it
-speaks https only (plain http is allowed for loopback hosts so tests can run a local
-server), verifies certificates, follows redirects only within the same host, streams bodies
-under a size cap and a deadline, notices a body cut short, and retries what is worth
-retrying (timeouts, dropped connections, 5xx, 429) a bounded number of times with
-exponential backoff, honouring a server's Retry-After up to a limit.
+speaks https only, to public hosts only, verifies certificates, follows redirects only
+within the same host, streams bodies under a size cap and a deadline, notices a body cut
+short, and retries what is worth retrying (timeouts, dropped connections, 5xx, 429) a
+bounded number of times with exponential backoff, honouring a server's Retry-After up to a
+limit.
+
+The URL policy (:mod:`a2a_kb.records.urls`) is applied three times to every request and
+every redirect: to the URL's text, to every address its host name resolves to, and to the
+address the socket actually connected to (so a name that resolves to a public address for
+the check and to a private one for the connection is refused too). Loopback is allowed only
+with :attr:`HttpPolicy.allow_loopback`, the explicit escape hatch for tests that serve
+copies from 127.0.0.1 (plain http is allowed there too); private, link-local and reserved
+ranges never are. Outside Python, ``A2A_KB_ALLOW_LOOPBACK=1`` turns it on
+(:meth:`HttpPolicy.from_environment`), for a test that runs the command line.
 
 Every failure ends as a :class:`~a2a_kb.errors.FetchError` whose ``reason`` is a short
 sentence a person can act on ("HTTP 404 Not Found", "body truncated: got 100 of 400
@@ -17,25 +26,30 @@ from __future__ import annotations
 import email.utils
 import http
 import http.client
+import os
+import socket
 import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3.exceptions
 from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from .. import __version__
 from ..errors import FetchError
+from ..records.urls import address_problem, is_loopback_host, url_problem
 
 KiB = 1024
 MiB = 1024 * KiB
 USER_AGENT = f"a2a-kb/{__version__} (+https://github.com/a2aproject/A2A)"
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Statuses that say "try again later" rather than "this will never work".
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
@@ -56,6 +70,14 @@ class HttpPolicy:
     max_redirects: int = 5
     user_agent: str = USER_AGENT
     ca_bundle: str = ""  # a PEM file of trusted CAs; empty means the system's store
+    # The escape hatch of the URL policy, for tests: loopback hosts (127.0.0.0/8, ::1,
+    # localhost) may be reached, over plain http too. Private ranges stay refused.
+    allow_loopback: bool = False
+
+    @classmethod
+    def from_environment(cls) -> HttpPolicy:
+        """The default policy, with loopback allowed when ``A2A_KB_ALLOW_LOOPBACK=1``."""
+        return cls(allow_loopback=os.environ.get("A2A_KB_ALLOW_LOOPBACK") == "1")
 
 
 @dataclass(frozen=True)
@@ -92,10 +114,50 @@ def new_session(policy: HttpPolicy) -> requests.Session:
     """
     session = requests.Session()
     session.headers.update({"User-Agent": policy.user_agent, "Accept-Encoding": "identity"})
-    adapter = HTTPAdapter(max_retries=0)
+    adapter = _PolicyAdapter(policy.allow_loopback)
     session.mount("https://", adapter)
     session.mount("http://", adapter)
     return session
+
+
+class AddressRefused(OSError):
+    """The socket connected to an address outside the URL policy; it was closed unused."""
+
+
+def _guarded(base: type[HTTPConnection], allow_loopback: bool) -> type[HTTPConnection]:
+    """``base`` that refuses a connection whose peer is outside the URL policy, before a
+    byte of the request is sent. Through a proxy, the peer is the proxy: the host was
+    judged by its resolved addresses before (see :func:`_require_allowed`)."""
+
+    class Guarded(base):  # type: ignore[valid-type, misc]
+        def _new_conn(self) -> socket.socket:
+            sock = super()._new_conn()
+            if getattr(self, "proxy", None) is None:
+                peer = str(sock.getpeername()[0])
+                problem = address_problem(peer, allow_loopback=allow_loopback)
+                if problem:
+                    sock.close()
+                    raise AddressRefused(f"refused {self.host}: it connected to {problem}")
+            return sock
+
+    return Guarded
+
+
+class _PolicyAdapter(HTTPAdapter):
+    """requests' adapter, with connection pools whose connections are guarded."""
+
+    def __init__(self, allow_loopback: bool) -> None:
+        self.allow_loopback = allow_loopback
+        super().__init__(max_retries=0)
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": type("GuardedPool", (HTTPConnectionPool,),
+                         {"ConnectionCls": _guarded(HTTPConnection, self.allow_loopback)}),
+            "https": type("GuardedTlsPool", (HTTPSConnectionPool,),
+                          {"ConnectionCls": _guarded(HTTPSConnection, self.allow_loopback)}),
+        }
 
 
 class HttpClient:
@@ -108,7 +170,7 @@ class HttpClient:
     def __init__(
         self, policy: HttpPolicy | None = None, *, sleep: Callable[[float], None] = time.sleep
     ) -> None:
-        self.policy = policy or HttpPolicy()
+        self.policy = policy or HttpPolicy.from_environment()
         self._sleep = sleep
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
@@ -169,7 +231,7 @@ class HttpClient:
         visited = [url]
         current = url
         while True:
-            _require_allowed_scheme(current)
+            _require_allowed(current, policy.allow_loopback)
             response = self._send(current, headers, deadline)
             with response:
                 if response.status_code in REDIRECT_STATUSES:
@@ -204,7 +266,7 @@ class HttpClient:
         read_timeout = min(policy.read_timeout, remaining)
         host = urlsplit(url).hostname or ""
         # A proxy set in the environment must not intercept a test's loopback server.
-        proxies = {"http": None, "https": None} if host in LOOPBACK_HOSTS else None
+        proxies = {"http": None, "https": None} if is_loopback_host(host) else None
         try:
             return self._session().get(
                 url,
@@ -226,6 +288,9 @@ class HttpClient:
             limit = policy.read_timeout if read_timeout == policy.read_timeout else policy.deadline
             raise _Failure(f"timed out after {_seconds(limit)}", retry=True) from e
         except requests.exceptions.ConnectionError as e:
+            refused = next((c for c in _causes(e) if isinstance(c, AddressRefused)), None)
+            if refused is not None:
+                raise _Failure(str(refused), retry=False) from e
             raise _Failure(_connection_reason(e, host), retry=True) from e
         except requests.exceptions.RequestException as e:
             raise _Failure(f"request failed: {e}", retry=False) from e
@@ -287,17 +352,27 @@ class HttpClient:
 
 
 def is_loopback(url: str) -> bool:
-    return (urlsplit(url).hostname or "") in LOOPBACK_HOSTS
+    return is_loopback_host(urlsplit(url).hostname or "")
 
 
-def _require_allowed_scheme(url: str) -> None:
+def _require_allowed(url: str, allow_loopback: bool) -> None:
+    """Refuse ``url`` when its text or any address its host resolves to is outside the
+    URL policy (see the module docstring)."""
+    problem = url_problem(url, allow_loopback=allow_loopback)
+    if problem:
+        if problem == "only https URLs are allowed":
+            problem = "only https URLs are fetched (plain http only for loopback, when allowed)"
+        raise _Failure(f"refused {url}: {problem}", retry=False)
     parts = urlsplit(url)
-    if parts.scheme == "https" or (parts.scheme == "http" and is_loopback(url)):
-        return
-    raise _Failure(
-        f"refused {url}: only https URLs are fetched (plain http only for loopback hosts)",
-        retry=False,
-    )
+    host = parts.hostname or ""
+    try:
+        found = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return  # the connection will say that the name does not resolve
+    for *_, address in found:
+        problem = address_problem(str(address[0]), allow_loopback=allow_loopback)
+        if problem:
+            raise _Failure(f"refused {url}: {host} resolves to {problem}", retry=False)
 
 
 def _host_of(url: str) -> str:

@@ -176,7 +176,7 @@ class Reader:
                 f"mirror {mirror} is not a directory (tip: check --mirror or A2A_KB_MIRROR)")
         self.endpoints = endpoints or Endpoints()
         self.mirror = mirror
-        self.policy = policy or HttpPolicy()
+        self.policy = policy or HttpPolicy.from_environment()
         self.concurrency = concurrency
         self._client = HttpClient(self.policy)
 

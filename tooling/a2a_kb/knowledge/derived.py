@@ -1,0 +1,41 @@
+"""The data derived from the cache and the records, checked against what it was made from.
+
+Three stores hold derived data: the facts of each fetched copy (``<cache>/facts/``), the
+query index (``<cache>/query-index.jsonl``) and the site's page reuse records
+(``.cache/site-pages/``). Each is written sealed or checksummed and is believed only while
+it matches; this sweep, run by ``a2a-kb fetch`` (``--offline`` included), finds the
+damaged ones, removes them so that they are rebuilt from their inputs when next needed, and
+says which, so that damage is reported rather than silently absorbed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..project import Project
+from ..sources.cache import sweep_damaged
+from .query import INDEX_NAME, verify_index
+
+SITE_REUSE_DIR = Path(".cache") / "site-pages"
+
+
+def sweep(project: Project) -> list[str]:
+    """Remove every damaged piece of derived data; one message for each."""
+    removed: list[str] = []
+    facts = project.cache_dir / "facts"
+    if facts.is_dir():
+        for path in sweep_damaged(sorted(facts.glob("*.json"))):
+            removed.append(f"{project.relative(path)}: the facts of this copy do not match their seal; "
+                           "removed, they are extracted again when next needed")
+    problem = verify_index(project.cache_dir / INDEX_NAME)
+    if problem:
+        removed.append(f"{project.relative(project.cache_dir / INDEX_NAME)}: {problem}; removed, the "
+                       "next query rebuilds it")
+    reuse = project.root / SITE_REUSE_DIR
+    if reuse.is_dir():
+        # Hidden files are writes in progress (atomic_write's temporary files): not ours to judge.
+        stored = sorted(p for p in reuse.rglob("*") if p.is_file() and not p.name.startswith("."))
+        for path in sweep_damaged(stored):
+            removed.append(f"{project.relative(path)}: a page reuse record does not match its seal; "
+                           "removed, the next build renders that page afresh")
+    return removed

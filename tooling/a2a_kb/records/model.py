@@ -64,6 +64,8 @@ class Source:
     moving: bool = False
     binding: str = ""
     notes: str = ""
+    repository: str = ""  # owner/name when the file is not from a2aproject/A2A
+    branch: str = ""  # the branch whose head ``commit`` was when the file was taken
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property

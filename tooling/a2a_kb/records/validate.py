@@ -300,6 +300,8 @@ def _build(kb: KnowledgeBase, valid: dict[str, list[RawRecord]]) -> None:
                 moving=d.get("moving", False),
                 binding=d.get("binding", ""),
                 notes=d.get("notes", ""),
+                repository=d.get("repository", ""),
+                branch=d.get("branch", ""),
                 raw=d,
             ),
         )

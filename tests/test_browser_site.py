@@ -92,7 +92,7 @@ def _hostile_project(dest: Path) -> Path:
         # In the SDK matrix: a statement in a cell's title, a departure, a row and a column
         # named by the subject.
         {"id": "hostile-sdk", "statement": HOSTILE, "versions": ["1.0.1"],
-         "subject": "sdk:a2a-python/terminal-set", "source": "capture-04-input-required",
+         "subject": "sdk:a2a-python/terminal-set", "source": "capture-04-input-required@a2a-sdk-1.3.0",
          "conflicts": ["D99"], "related": ["hostile-second"]},
         {"id": "hostile-behaviour", "statement": "A behaviour key that is markup.", "versions": ["1.0.1"],
          "subject": "sdk:<svg/onload=alert(24)>/<img/src=x/onerror=alert(25)>", "source": "proto@v1.0.1",
@@ -353,7 +353,7 @@ def test_capture_page_shows_where_the_stream_closed(real: Watched) -> None:
     page = real.open("sdk/")
     cell = page.locator("tr[data-behaviour='stream-close-interrupted'] td[data-column='a2a-python']")
     cell.locator("a.kb-capture-link", has_text="04").first.click()
-    page.wait_for_url(re.compile(r"/sdk/captures/04-input-required/#L\d+$"))
+    page.wait_for_url(re.compile(r"/sdk/captures/a2a-sdk-1.3.0/04-input-required/#L\d+$"))
     target = page.url.rsplit("#", 1)[1]
     assert page.locator(f"[id='{target}']").is_visible()
     closes = page.locator("li.kb-stream-close")
@@ -363,8 +363,8 @@ def test_capture_page_shows_where_the_stream_closed(real: Watched) -> None:
     line = first.split()[0]  # "L102": the line of the file, which the transcript block carries too
     label = page.locator(f"p.kb-entry-label#{line}").inner_text()
     assert "closed by server after event 3" in label and "stream closed" in label.lower()
-    page.goto(real.base + "sdk/captures/04-input-required/#stream-close")
-    _shot(page, "capture-04-input-required")
+    page.goto(real.base + "sdk/captures/a2a-sdk-1.3.0/04-input-required/#stream-close")
+    _shot(page, "capture-04-input-required@a2a-sdk-1.3.0")
     page.locator("#facts").scroll_into_view_if_needed()
     _shot(page, "capture-04-facts")
     assert page.locator("table.kb-capture-facts tbody tr").count() >= 5
@@ -388,7 +388,8 @@ def test_main_pages_load_without_errors_or_network(real: Watched) -> None:
 # --- hostile records -------------------------------------------------------------------------
 
 HOSTILE_PAGES = ["", "claims/", "conflicts/", "others/", "sources/", "states/", "states/1.0.1/",
-                 "versions/", "versions/1.0.1/", "transitions/", "sdk/", "sdk/captures/04-input-required/",
+                 "versions/", "versions/1.0.1/", "transitions/", "sdk/",
+                 "sdk/captures/a2a-sdk-1.3.0/04-input-required/",
                  "quality/reliability/", "quality/performance/"]
 
 

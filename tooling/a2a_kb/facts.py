@@ -50,7 +50,11 @@ capture-stream-close    <scenario>/<n>              {"after_event": int, "after_
                                                      canonical|None, "by": "server"|"client"}
 capture-error           <scenario>/<n>              {"code": int, "message": str}
 capture-exchange        <scenario>/<n>              {"method": str, "kind": "call"|"stream",
-                                                     "states": [canonical], "error": {...}|None}
+                                                     "states": [canonical], "error": {...}|None,
+                                                     "context": contextId|None (the first a
+                                                     task or update showed), "history": int|None
+                                                     (messages in a Task reply's history; 0 when
+                                                     the field is absent)}
 commit-author-date      <sha>                       "YYYY-MM-DDTHH:MM:SSZ" (UTC, author)
 suite-requirement       <ID> e.g. CORE-SEND-002     {"level": MUST|SHOULD|MAY, "section": str,
                                                      "title": str, "operation": str|None,

@@ -284,7 +284,8 @@ def _requirement_names(module: ast.Module) -> dict[str, str]:
     found = {}
     for node in module.body:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Call) and _name(node.value.func).endswith("get_requirement_by_id")
+                and isinstance(node.value, ast.Call)
+                and _name(node.value.func).endswith("get_requirement_by_id")
                 and node.value.args and isinstance(node.value.args[0], ast.Constant)):
             found[node.targets[0].id] = str(node.value.args[0].value)
     return found
@@ -297,7 +298,8 @@ def _tests(module: ast.Module) -> list[Draft]:
     for test in _test_functions(module):
         node = test.node
         doc = ast.get_docstring(node) or ""
-        requirements = sorted({named[n.id] for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in named})
+        requirements = sorted({named[n.id] for n in ast.walk(node)
+                               if isinstance(n, ast.Name) and n.id in named})
         leading = _REQUIREMENT_ID.match(doc)
         if leading and leading.group(1) not in requirements:
             requirements.append(leading.group(1))
@@ -308,7 +310,7 @@ def _tests(module: ast.Module) -> list[Draft]:
             "sections": list(dict.fromkeys(_SECTION.findall(doc))),
             "checks": checks_of(node, constants),
         }
-        drafts.append(Draft("suite-test", subject, value, *_span(node if test.owner is None else node)))
+        drafts.append(Draft("suite-test", subject, value, *_span(node)))
     return drafts
 
 
@@ -317,11 +319,13 @@ def _runner(module: ast.Module) -> list[Draft]:
     drafts = []
     for node in module.body:
         if isinstance(node, ast.FunctionDef) and node.name in RUNNER_FUNCTIONS:
-            conditions = [ast.unparse(c) for n in ast.walk(node) if isinstance(n, ast.comprehension) for c in n.ifs]
+            conditions = [ast.unparse(c) for n in ast.walk(node)
+                          if isinstance(n, ast.comprehension) for c in n.ifs]
             conditions += [ast.unparse(n.test) for n in ast.walk(node) if isinstance(n, ast.If)]
             calls = sorted({_name(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)
                             and _name(n.func).startswith("validate_")})
-            drafts.append(Draft("suite-runner", node.name, {"conditions": conditions, "validates_with": calls},
+            drafts.append(Draft("suite-runner", node.name,
+                                {"conditions": conditions, "validates_with": calls},
                                 *_span(node)))
     return drafts
 
@@ -431,7 +435,8 @@ def _compare(test: ast.Compare, assigned: dict[str, ast.expr], constants: dict[s
             checks.append(f"error-code {value}")
         elif isinstance(value, str) and canonical_state(value) and value not in ("unknown",):
             checks.append(f"state {canonical_state(value)}")
-        elif (isinstance(value, list) and value and all(isinstance(v, str) and canonical_state(v) for v in value)):
+        elif isinstance(value, list) and value and all(
+                isinstance(v, str) and canonical_state(v) for v in value):
             checks.append("state " + "|".join(sorted({str(canonical_state(v)) for v in value})))
         elif "TERMINAL" in _name(side).upper():
             checks.append("state terminal")
@@ -445,9 +450,10 @@ def _compare(test: ast.Compare, assigned: dict[str, ast.expr], constants: dict[s
             checks.append(f"field {key}" if _IDENTIFIER.fullmatch(key) else "error-text")
     # a comparison with a name whose value was read from a response's error code
     for side in sides:
-        if isinstance(side, ast.Name) and side.id in assigned and "code" in ast.unparse(assigned[side.id]):
-            if not any(c.startswith("error-code") for c in checks):
-                checks.append("error-code")
+        read_code = (isinstance(side, ast.Name) and side.id in assigned
+                     and "code" in ast.unparse(assigned[side.id]))
+        if read_code and not any(c.startswith("error-code") for c in checks):
+            checks.append("error-code")
     return checks
 
 

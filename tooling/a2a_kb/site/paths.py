@@ -38,7 +38,8 @@ def diff_page(old: str, new: str) -> str:
 
 
 def capture_page(scenario: str) -> str:
-    """The page of one capture transcript, by its scenario (``04-input-required``)."""
+    """The page of one capture transcript, by its build and scenario
+    (``a2a-sdk-1.3.0/04-input-required``)."""
     return f"sdk/captures/{scenario}.md"
 
 

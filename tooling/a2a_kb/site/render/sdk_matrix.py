@@ -79,7 +79,7 @@ class CaptureLink:
     @property
     def label(self) -> str:
         """The scenario's number (``04``), short enough for a cell; else its name."""
-        number = self.scenario.split("-", 1)[0]
+        number = self.scenario.rsplit("/", 1)[-1].split("-", 1)[0]
         return number if number.isdigit() else self.scenario
 
 
@@ -241,7 +241,8 @@ def _columns(data: SiteData, link: Linker, sdk_claims: dict[str, list[Claim]]) -
     for source in data.kb.sources.values():
         if source.kind != "capture" or source.id not in data.transcripts:
             continue
-        for fact in data.facts(source).get(f"capture-sdk:{scenario_of(source)}", []):
+        scenario = scenario_of(source).rsplit("/", 1)[-1]  # facts name the scenario, not the build
+        for fact in data.facts(source).get(f"capture-sdk:{scenario}", []):
             if isinstance(fact.value, dict):
                 release = f"{fact.value.get('package', '')} {fact.value.get('version', '')}".strip()
                 observed.setdefault(_repository(source), set()).add(release)

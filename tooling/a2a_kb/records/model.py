@@ -135,6 +135,7 @@ class Claim:
     tracks: str = ""
     related: list[str] = field(default_factory=list)
     note: str = ""
+    answer: str = ""  # a few words for a matrix cell; its JSON-RPC code must be one the checks expect
     file: str = ""
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 

@@ -340,6 +340,7 @@ def _build(kb: KnowledgeBase, valid: dict[str, list[RawRecord]]) -> None:
                 tracks=d.get("tracks", ""),
                 related=list(d.get("related", [])),
                 note=d.get("note", ""),
+                answer=d.get("answer", ""),
                 file=r.doc.path,
                 raw=d,
             ),

@@ -343,7 +343,9 @@ def test_matrix_has_a_row_per_behaviour_and_a_cell_per_claim(
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
     columns = re.findall(r'<th scope="col" class="kb-col--(spec|sdk)" data-column="([^"]+)"', head)
     assert [c for k, c in columns if k == "spec"] == ["0.3.0", "1.0.0", "1.0.1", "main"]
-    assert [c for k, c in columns if k == "sdk"] == ["a2a-python", "a2a-java", "a2a-rs"]
+    # the SDKs run first (each build its own column), then those only read
+    assert [c for k, c in columns if k == "sdk"] == ["a2a-js", "a2a-python", "a2a-python@0.3", "a2a-java",
+                                                     "a2a-rs"]
     assert re.search(r"observed: [^<]*a2a-sdk 1\.3\.0", head), head
     for cid, (sdk, behaviour) in sdk_claims.items():
         if behaviour != "sdk-version":
@@ -355,6 +357,11 @@ def test_matrix_has_a_row_per_behaviour_and_a_cell_per_claim(
     cell_tag = _matrix_row(page, "terminal-overwrite").split('data-column="a2a-python"')[0]
     assert "kb-sdk-cell--departs" in cell_tag
     assert "≠ spec" not in _matrix_cell(page, "message-to-terminal", "a2a-java")
+    # An unverifiable note about an SDK marks no departure, whatever side of a conflict it is on:
+    # a2a-python's message-to-terminal cell holds one (D4) beside a capture that agrees with the spec.
+    python_message = _matrix_cell(page, "message-to-terminal", "a2a-python")
+    assert 'data-claim="a2a-python-message-to-terminal-invalid-params"' in python_message
+    assert "≠ spec" not in python_message
     # Spec cells hold the related claims about that version, captures link to their lines.
     assert 'data-claim="v1-message-to-terminal-unsupported-operation"' in _matrix_cell(
         page, "message-to-terminal", "1.0.1")

@@ -57,10 +57,10 @@ BEHAVIOURS = {
 
 def is_specification(data: SiteData, claim: Claim) -> bool:
     """A claim about what the specification says: primary, not about an SDK, not read off a
-    capture or an SDK's code."""
+    capture, an SDK's code or the conformance suite."""
     source = data.kb.sources.get(claim.source)
     return (sdk_subject(claim) is None and data.authority(claim.id) == "primary"
-            and (source is None or source.kind not in ("capture", "sdk")))
+            and (source is None or source.kind not in ("capture", "sdk", "test-suite")))
 
 
 @dataclass

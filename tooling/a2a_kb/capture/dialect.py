@@ -46,6 +46,13 @@ class Dialect:
             message["referenceTaskIds"] = list(reference_task_ids)
         return message
 
+    def state_name(self, canonical: str) -> str:
+        """How this protocol spells a state on the wire (``TASK_STATE_INPUT_REQUIRED`` or
+        ``input-required``), for notes that name one."""
+        if self.version == "0.3":
+            return canonical
+        return "TASK_STATE_" + canonical.upper().replace("-", "_")
+
     def non_blocking(self) -> dict[str, Any]:
         """The configuration of a SendMessage that returns at once."""
         return {"blocking": False} if self.version == "0.3" else {"returnImmediately": True}

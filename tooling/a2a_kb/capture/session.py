@@ -157,7 +157,7 @@ class Session:
 
     def poll_task(self, task_id: str, until: Collection[str]) -> Any:
         """GetTask until the task's state is one of ``until``; only the last reply is kept."""
-        wanted = " or ".join(sorted(until))
+        wanted = " or ".join(sorted(self.dialect.state_name(s) for s in until))
         number = self._requests + 1
         body = {"jsonrpc": "2.0", "id": number, "method": self.dialect.method("GetTask"),
                 "params": {"id": task_id}}
@@ -168,9 +168,6 @@ class Session:
             reply = self.wire.post(body)
         if _state(_parsed(reply.body)) in until:
             note = f"GetTask repeated until the state was {wanted}; the last reply is shown"
-            if self.dialect.version == "1.0":  # the 1.0 transcripts were recorded with this wording
-                note = note.replace(wanted, " or ".join(f"TASK_STATE_{s.upper().replace('-', '_')}"
-                                                        for s in sorted(until)))
         else:
             note = f"GetTask repeated for {self.wire.wait_seconds:g} s; it never showed {wanted}"
         self._request("GetTask", {"id": task_id}, False, note)

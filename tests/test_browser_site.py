@@ -93,7 +93,9 @@ def _hostile_project(dest: Path) -> Path:
         # named by the subject.
         {"id": "hostile-sdk", "statement": HOSTILE, "versions": ["1.0.1"],
          "subject": "sdk:a2a-python/terminal-set", "source": "capture-04-input-required@a2a-sdk-1.3.0",
-         "conflicts": ["D99"], "related": ["hostile-second"]},
+         "conflicts": ["D99"], "related": ["hostile-second"],
+         # verified, so that the matrix marks its departure (only verified claims depart)
+         "expect": {"fact": "capture-sdk:04-input-required", "op": "present"}, "verdict": "verified"},
         {"id": "hostile-behaviour", "statement": "A behaviour key that is markup.", "versions": ["1.0.1"],
          "subject": "sdk:<svg/onload=alert(24)>/<img/src=x/onerror=alert(25)>", "source": "proto@v1.0.1",
          "conflicts": []},

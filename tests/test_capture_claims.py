@@ -24,7 +24,10 @@ from a2a_kb.records.validate import validate
 REPO = Path(__file__).resolve().parent.parent
 VARIANT = "continue-after-input-required"
 # The scenarios whose agent asks for input: the only transcripts the variant rewrites.
-INPUT_REQUIRED = {"04-input-required", "13-subscribe-input-required", "16-blocking-input-required"}
+INPUT_REQUIRED = {"04-input-required", "13-subscribe-input-required", "16-blocking-input-required",
+                  "18-context-inferred", "19-context-mismatch", "21-history-length",
+                  "22-cancel-input-required", "24-two-subscribers"}
+MAIN = "a2a-sdk-1.3.0"  # the in-process build, the one with agent variants
 STREAM_CLOSES_AT_INPUT_REQUIRED = "a2a-sdk-130-stream-closes-at-input-required"
 
 
@@ -49,15 +52,15 @@ def test_the_input_required_variant_changes_the_stream_closing_claims(
     capsys: pytest.CaptureFixture[str],
     real_cache: Path,
 ) -> None:
-    real_captures = {p.name: p.read_bytes() for p in (REPO / "captures").glob("*.http")}
+    real_captures = {str(p): p.read_bytes() for p in (REPO / "captures").glob("*/*.http")}
     root = copy_project(tmp_path)
     monkeypatch.setenv(VARIANT_ENV, VARIANT)
     monkeypatch.setenv("A2A_KB_CACHE", str(real_cache))
 
-    report = run_captures(root / "captures", check=False)
+    report = run_captures(root / "captures", check=False, sdks=[MAIN])
 
     written = {o.name for o in report.outcomes if o.status == "written"}
-    assert written == INPUT_REQUIRED, report.format_text()
+    assert written == {f"{MAIN}/{name}" for name in INPUT_REQUIRED}, report.format_text()
     assert report.seconds < 20, f"the capture run took {report.seconds:.1f} s"
 
     code = main(["--root", str(root), "check", "--format", "json"])
@@ -79,7 +82,7 @@ def test_the_input_required_variant_changes_the_stream_closing_claims(
     auth = results["a2a-sdk-130-stream-closes-at-auth-required"]
     assert auth["verdict"] == auth["expected"] == "verified"
 
-    rewritten = {f"capture-{name}" for name in INPUT_REQUIRED}
+    rewritten = {f"capture-{name}@{MAIN}" for name in INPUT_REQUIRED}
     claims = validate(Project.at(root)).claims
     for cid in changed:
         assert sources_of(claims[cid]) & rewritten, f"{cid} changed but rests on no rewritten capture"
@@ -87,4 +90,4 @@ def test_the_input_required_variant_changes_the_stream_closing_claims(
     assert reported == changed
 
     # the project's own transcripts are left alone
-    assert {p.name: p.read_bytes() for p in (REPO / "captures").glob("*.http")} == real_captures
+    assert {str(p): p.read_bytes() for p in (REPO / "captures").glob("*/*.http")} == real_captures

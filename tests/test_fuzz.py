@@ -152,7 +152,7 @@ SOURCE = st.fixed_dictionaries(
      # Not "capture" (its transcript must exist in captures/), nor "dossier" (the fixture
      # has its one dossier).
      "kind": st.sampled_from(["json-schema", "proto", "spec", "docs", "changelog", "git-refs",
-                              "sdk", "web", "paper", "issue"]),
+                              "test-suite", "sdk", "web", "paper", "issue"]),
      "authority": st.sampled_from(["primary", "secondary"]),
      "title": bounded(1, 300), "versions": versions},
     optional={"ref": bounded(0, 60), "size": st.integers(0, 10**12), "moving": st.booleans(),

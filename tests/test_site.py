@@ -211,7 +211,7 @@ def test_every_page_family_is_generated(real_data: SiteData, real_pages: dict[st
     expected |= {paths.SDK_MATRIX, paths.RELIABILITY, paths.PERFORMANCE}
     captures = [s for s in real_data.kb.sources.values() if s.kind == "capture"]
     assert len(captures) >= 16
-    expected |= {paths.capture_page(Path(s.path).stem) for s in captures}
+    expected |= {paths.capture_page(f"{Path(s.path).parent.name}/{Path(s.path).stem}") for s in captures}
     assert expected <= set(real_pages)
     assert {"draft", "0.1.0", "0.2.0", "0.2.6", "0.3.0", "1.0.0", "1.0.1", "main"} <= {v.id for v in ordered}
 
@@ -343,8 +343,10 @@ def test_matrix_has_a_row_per_behaviour_and_a_cell_per_claim(
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
     columns = re.findall(r'<th scope="col" class="kb-col--(spec|sdk)" data-column="([^"]+)"', head)
     assert [c for k, c in columns if k == "spec"] == ["0.3.0", "1.0.0-rc", "1.0.0", "1.0.1", "main"]
-    assert [c for k, c in columns if k == "sdk"] == ["a2a-python", "a2a-java", "a2a-rs"]
-    assert "observed: a2a-sdk 1.3.0" in head
+    # the SDKs run first (each build its own column), then those only read
+    assert [c for k, c in columns if k == "sdk"] == ["a2a-js", "a2a-python", "a2a-python@0.3", "a2a-java",
+                                                     "a2a-rs"]
+    assert re.search(r"observed: [^<]*a2a-sdk 1\.3\.0", head), head
     for cid, (sdk, behaviour) in sdk_claims.items():
         if behaviour != "sdk-version":
             assert f'data-claim="{cid}"' in _matrix_cell(page, behaviour, sdk), cid
@@ -355,18 +357,23 @@ def test_matrix_has_a_row_per_behaviour_and_a_cell_per_claim(
     cell_tag = _matrix_row(page, "terminal-overwrite").split('data-column="a2a-python"')[0]
     assert "kb-sdk-cell--departs" in cell_tag
     assert "≠ spec" not in _matrix_cell(page, "message-to-terminal", "a2a-java")
+    # An unverifiable note about an SDK marks no departure, whatever side of a conflict it is on:
+    # a2a-python's message-to-terminal cell holds one (D4) beside a capture that agrees with the spec.
+    python_message = _matrix_cell(page, "message-to-terminal", "a2a-python")
+    assert 'data-claim="a2a-python-message-to-terminal-invalid-params"' in python_message
+    assert "≠ spec" not in python_message
     # Spec cells hold the related claims about that version, captures link to their lines.
     assert 'data-claim="v1-message-to-terminal-unsupported-operation"' in _matrix_cell(
         page, "message-to-terminal", "1.0.1")
     closes = _matrix_cell(page, "stream-close-interrupted", "a2a-python")
-    assert re.search(r'href="captures/04-input-required/#L\d+"', closes), closes
+    assert re.search(r'href="captures/a2a-sdk-1.3.0/04-input-required/#L\d+"', closes), closes
 
 
 def test_capture_pages_show_the_exchange_and_its_facts(
     real_data: SiteData, real_pages: dict[str, str]
 ) -> None:
-    page = real_pages[paths.capture_page("04-input-required")]
-    text = (REPO / "captures" / "04-input-required.http").read_text("utf-8")
+    page = real_pages[paths.capture_page("a2a-sdk-1.3.0/04-input-required")]
+    text = (REPO / "captures" / "a2a-sdk-1.3.0" / "04-input-required.http").read_text("utf-8")
     close_line = text.splitlines().index(
         "-- stream 1 closed by server after event 3 (statusUpdate TASK_STATE_INPUT_REQUIRED)") + 1
     closes = rf'<li class="kb-stream-close"><a class="kb-line-no" href="#L{close_line}">L{close_line}</a>'
@@ -375,28 +382,28 @@ def test_capture_pages_show_the_exchange_and_its_facts(
     assert len(anchors) == len(set(anchors)) and max(anchors) == len(text.splitlines())
     unanchored = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() and n not in anchors]
     assert not unanchored, "every line of the file with text on it has its anchor"
-    source = real_data.kb.sources["capture-04-input-required"]
+    source = real_data.kb.sources["capture-04-input-required@a2a-sdk-1.3.0"]
     for key in real_data.facts(source):
         assert f"<code>{key}</code>" in page, key
-    assert 'href="../../#behaviour-stream-close-interrupted"' in page
+    assert 'href="../../../#behaviour-stream-close-interrupted"' in page
     assert "a2a-sdk 1.3.0" in page
-    assert 'href="../../../claims/#a2a-sdk-130-stream-closes-at-input-required"' in page
+    assert 'href="../../../../claims/#a2a-sdk-130-stream-closes-at-input-required"' in page
 
 
 def test_capture_sources_link_to_their_pages(real_pages: dict[str, str]) -> None:
     sources = real_pages[paths.SOURCES]
-    row = sources.split('<tr id="source-capture-04-input-required">', 1)[1].split("</tr>", 1)[0]
-    assert 'href="../sdk/captures/04-input-required/"' in row
+    row = sources.split('<tr id="source-capture-04-input-required-a2a-sdk-1-3-0">', 1)[1].split("</tr>", 1)[0]
+    assert 'href="../sdk/captures/a2a-sdk-1.3.0/04-input-required/"' in row
     claims = real_pages[paths.CLAIMS]
     article = claims.split('id="a2a-sdk-130-stream-closes-at-input-required"', 1)[1].split("</article>", 1)[0]
-    assert re.search(r'href="../sdk/captures/04-input-required/#L\d+"', article)
+    assert re.search(r'href="../sdk/captures/a2a-sdk-1.3.0/04-input-required/#L\d+"', article)
 
 
 def test_a_changed_capture_changes_its_claims_cell_and_page(tmp_path: Path, site_env: None) -> None:
     root = copy_project(tmp_path / "kb", prose=False)
     project = Project.at(root)
     before = generate(collect(project))
-    transcript = root / "captures" / "04-input-required.http"
+    transcript = root / "captures" / "a2a-sdk-1.3.0" / "04-input-required.http"
     text = transcript.read_text("utf-8")
     closing = "-- stream 1 closed by server after event 3 (statusUpdate TASK_STATE_INPUT_REQUIRED)"
     assert closing in text
@@ -409,7 +416,7 @@ def test_a_changed_capture_changes_its_claims_cell_and_page(tmp_path: Path, site
     assert 'kb-sdk-claim--verified" href="../claims/#a2a-sdk-130-stream-closes-at-input-required"' in was
     assert 'kb-sdk-claim--contradicted" href="../claims/#a2a-sdk-130-stream-closes-at-input-required"' in now
     assert claim in now
-    page = after[paths.capture_page("04-input-required")]
+    page = after[paths.capture_page("a2a-sdk-1.3.0/04-input-required")]
     assert "stream 1 closed by server after event 2" in page
     assert "stream 1 closed by server after event 3" not in page
     assert '{&#34;after_event&#34;: 2, &#34;after_state&#34;: &#34;input-required&#34;' in page

@@ -247,7 +247,8 @@ def cmd_capture(args: argparse.Namespace) -> int:
     from .capture import run_captures
 
     project = _project(args)
-    report = run_captures(project.captures_dir, check=args.check, only=args.only or None)
+    report = run_captures(project.captures_dir, check=args.check, only=args.only or None,
+                          sdks=args.sdk or None)
     _emit(report.format_text())
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
@@ -544,6 +545,8 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
         "--check", action="store_true", help="compare with captures/ instead of writing"
     )
     sp.add_argument("--only", action="append", help="run only this scenario (repeatable)")
+    sp.add_argument("--sdk", action="append",
+                    help="run only this SDK build: a2a-sdk-1.3.0, a2a-sdk-0.3, a2a-js-sdk-1.3.0 (repeatable)")
     return p
 
 

@@ -51,11 +51,37 @@ capture-stream-close    <scenario>/<n>              {"after_event": int, "after_
                                                      canonical|None, "by": "server"|"client"}
 capture-error           <scenario>/<n>              {"code": int, "message": str}
 capture-exchange        <scenario>/<n>              {"method": str, "kind": "call"|"stream",
-                                                     "states": [canonical], "error": {...}|None}
+                                                     "states": [canonical], "error": {...}|None,
+                                                     "context": contextId|None (the first a
+                                                     task or update showed), "history": int|None
+                                                     (messages in a Task reply's history; 0 when
+                                                     the field is absent)}
 commit-author-date      <sha>                       "YYYY-MM-DDTHH:MM:SSZ" (UTC, author)
+suite-requirement       <ID> e.g. CORE-SEND-002     {"level": MUST|SHOULD|MAY, "section": str,
+                                                     "title": str, "operation": str|None,
+                                                     "expected_error": <ErrorName>|None,
+                                                     "multi_operation": bool, "tags": [str]}
+suite-test              [<Class>::]<test function>  {"requirements": [ID], "markers": [str],
+                                                     "sections": [str], "checks": [str]}
+suite-runner            <runner function>           {"conditions": [Python source],
+                                                     "validates_with": [function]}
+suite-helper            <task factory>              {"states": [canonical], "builds_on": [str]}
+suite-marker            <pytest marker>             {"level": str|None, "comment": str,
+                                                     "group": str}
+suite-spec-pin          specification               {"repository": str, "branch": str,
+                                                     "commit": sha} the suite copied its spec from
 ======================  ==========================  =========================================
 
 Notes on reading the table:
+
+- The conformance suite (source kind ``test-suite``, a2a-tck) also gives ``error-mapping``
+  (its ``ErrorBinding`` table) and ``terminal-states`` (its ``TERMINAL_STATES``). A test's
+  ``checks`` say what its failing conditions look at, strictest first: ``error-code
+  -32001`` (or ``error-code`` when the code is read but compared with a variable), ``state
+  canceled`` / ``state terminal`` / ``state a|b``, ``length``, ``field <key>``,
+  ``error-text``, ``any-error`` (only that some error came back), ``success``, and
+  ``other: <the condition as written>``. A condition that only leads to ``pytest.skip`` is
+  a precondition, not a check.
 
 - Lines are 1-based and inclusive, and point at the evidence: a JSON member from its key
   to the end of its value, a proto declaration with the comment block above it where the

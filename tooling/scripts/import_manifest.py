@@ -50,6 +50,8 @@ def main(manifest: str) -> None:
         )
         if ref == "dossier":
             continue  # a secondary source: see sources/secondary.yaml
+        if ref.startswith("tck-") or "/repos/a2aproject/a2a-tck/" in url:
+            continue  # the conformance suite: tooling/scripts/import_tck.py writes sources/conformance.yaml
         if ref == "api":
             sid = "github-" + path.replace("/", "-").replace("git-refs-tags", "tags")
             sid = sid.replace("github-git-tags-", "github-tag-")

@@ -1,9 +1,12 @@
-"""Capture kit: run the real A2A Python SDK through every lifecycle path, record the wire.
+"""Capture kit: run real A2A SDKs through every lifecycle path, record the wire.
 
-A scripted agent (:mod:`.agent`) runs inside the SDK's own JSON-RPC server (:mod:`.server`,
-uvicorn on 127.0.0.1). Each scenario (:mod:`.scenarios`) drives it with raw JSON-RPC over
-HTTP (:mod:`.wire`, through the recording :mod:`.session`), and its transcript
-(:mod:`.transcript`) is normalized (:mod:`.normalize`) into a golden file under captures/.
+Each SDK build (:mod:`.builds`: a2a-sdk 1.3.0 in this process, an a2a-sdk 0.3 release in its
+own environment, @a2a-js/sdk under Node) runs an equivalent scripted agent inside the SDK's
+own JSON-RPC server on 127.0.0.1; the in-process one is :mod:`.agent` in :mod:`.server`.
+Scenarios speak A2A 1.0 operations, and a :mod:`.dialect` spells them for each protocol.
+Each scenario (:mod:`.scenarios`) drives it with raw JSON-RPC over HTTP (:mod:`.wire`,
+through the recording :mod:`.session`), and its transcript (:mod:`.transcript`) is
+normalized (:mod:`.normalize`) into a golden file under captures/<build>/.
 :func:`run_captures` (:mod:`.runner`) writes the files, or compares them with ``check``.
 
 Only this module and :mod:`.runner` import without the SDK installed; the rest need the
@@ -12,9 +15,11 @@ Only this module and :mod:`.runner` import without the SDK installed; the rest n
 May import: the top-level modules and :mod:`a2a_kb.sources.cache` (atomic writes).
 """
 
+from .builds import BUILDS, Build
 from .runner import (
     SDK_PACKAGE,
     VARIANT_ENV,
+    BuildRun,
     CaptureReport,
     ScenarioOutcome,
     run_captures,
@@ -22,8 +27,11 @@ from .runner import (
 )
 
 __all__ = [
+    "BUILDS",
     "SDK_PACKAGE",
     "VARIANT_ENV",
+    "Build",
+    "BuildRun",
     "CaptureReport",
     "ScenarioOutcome",
     "run_captures",

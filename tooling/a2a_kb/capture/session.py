@@ -12,16 +12,22 @@ import contextlib
 import json
 import time
 from collections.abc import Collection
-from typing import Any
+from typing import Any, Protocol
 
-from .agent import Gates
+from ..facts import canonical_state
+from .dialect import V1_0, Dialect
 from .transcript import Event, Note, Reply, Request, StreamEnd, Transcript, result_of
 from .wire import NO_REPLY, EventStream, HttpReply, Wire
 
-TERMINAL = frozenset(
-    {"TASK_STATE_COMPLETED", "TASK_STATE_CANCELED", "TASK_STATE_FAILED", "TASK_STATE_REJECTED"}
-)
+# States in their canonical spelling, so that both protocols' spellings compare.
+TERMINAL = frozenset({"completed", "canceled", "failed", "rejected"})
 _POLL_INTERVAL = 0.01
+
+
+class Gates(Protocol):
+    """What a scenario opens to let a held agent go on: in-process or over HTTP."""
+
+    def open(self, name: str) -> None: ...
 
 
 class Stream:
@@ -50,7 +56,7 @@ def inner_result(body: Any) -> dict[str, Any]:
         if isinstance(result.get(key), dict):
             inner: dict[str, Any] = result[key]
             return inner
-    return result
+    return result  # a bare Task (GetTask, CancelTask), or a 0.3 result tagged with its kind
 
 
 def task_ids(body: Any) -> tuple[str, str]:
@@ -60,17 +66,20 @@ def task_ids(body: Any) -> tuple[str, str]:
 
 
 def _state(body: Any) -> str:
+    """The canonical state a body shows (``input-required``), or ''."""
     status = inner_result(body).get("status")
-    return str(status.get("state", "")) if isinstance(status, dict) else ""
+    raw = str(status.get("state", "")) if isinstance(status, dict) else ""
+    return canonical_state(raw) or raw
 
 
 class Session:
     """One scenario's conversation with the server, recorded into a transcript."""
 
-    def __init__(self, wire: Wire, gates: Gates, transcript: Transcript) -> None:
+    def __init__(self, wire: Wire, gates: Gates, transcript: Transcript, dialect: Dialect = V1_0) -> None:
         self.wire = wire
         self.gates = gates
         self.transcript = transcript
+        self.dialect = dialect
         self._requests = 0
         self._messages = 0
 
@@ -86,22 +95,20 @@ class Session:
     ) -> dict[str, Any]:
         """A user message whose id the client chose, so it is the same on every run."""
         self._messages += 1
-        message: dict[str, Any] = {
-            "messageId": f"client-message-{self._messages}",
-            "role": "ROLE_USER",
-            "parts": [{"text": text}],
-        }
-        if task_id:
-            message["taskId"] = task_id
-        if context_id:
-            message["contextId"] = context_id
-        if reference_task_ids:
-            message["referenceTaskIds"] = list(reference_task_ids)
-        return message
+        return self.dialect.message(
+            text, f"client-message-{self._messages}", task_id=task_id, context_id=context_id,
+            reference_task_ids=reference_task_ids,
+        )
+
+    def supports(self, operation: str) -> bool:
+        return self.dialect.method(operation) is not None
 
     def _request(
-        self, method: str, params: dict[str, Any], stream: bool, note: str = ""
+        self, operation: str, params: dict[str, Any], stream: bool, note: str = ""
     ) -> dict[str, Any]:
+        method = self.dialect.method(operation)
+        if method is None:
+            raise ValueError(f"protocol {self.dialect.version} has no {operation}; ask supports() first")
         self._requests += 1
         body = {"jsonrpc": "2.0", "id": self._requests, "method": method, "params": params}
         self.transcript.entries.append(Request(self._requests, method, body, stream, note))
@@ -121,23 +128,39 @@ class Session:
         """A unary call; returns the parsed body (or its text when it is not JSON)."""
         return self._reply(self.wire.post(self._request(method, params, False)))
 
+    def _settle(self, message: dict[str, Any]) -> None:
+        """Before a message resumes a task, let an out-of-process SDK release its last run.
+
+        Invisible in the transcript: a2a-sdk 0.3 releases a run after replying, and a message
+        that races that release gets -32603; the wait keeps the transcript from depending on
+        who wins (captures/README.md says so).
+        """
+        settle = getattr(self.gates, "settle", None)
+        if message.get("taskId") and settle is not None:
+            settle(str(message["taskId"]))
+
     def send(self, text: str, *, return_immediately: bool = False, **message: Any) -> Any:
         params: dict[str, Any] = {"message": self.message(text, **message)}
+        self._settle(params["message"])
         if return_immediately:
-            params["configuration"] = {"returnImmediately": True}
+            params["configuration"] = self.dialect.non_blocking()
         return self.call("SendMessage", params)
 
-    def get_task(self, task_id: str) -> Any:
-        return self.call("GetTask", {"id": task_id})
+    def get_task(self, task_id: str, history_length: int | None = None) -> Any:
+        params: dict[str, Any] = {"id": task_id}
+        if history_length is not None:
+            params["historyLength"] = history_length
+        return self.call("GetTask", params)
 
     def cancel_task(self, task_id: str) -> Any:
         return self.call("CancelTask", {"id": task_id})
 
     def poll_task(self, task_id: str, until: Collection[str]) -> Any:
         """GetTask until the task's state is one of ``until``; only the last reply is kept."""
-        wanted = " or ".join(sorted(until))
+        wanted = " or ".join(sorted(self.dialect.state_name(s) for s in until))
         number = self._requests + 1
-        body = {"jsonrpc": "2.0", "id": number, "method": "GetTask", "params": {"id": task_id}}
+        body = {"jsonrpc": "2.0", "id": number, "method": self.dialect.method("GetTask"),
+                "params": {"id": task_id}}
         deadline = time.monotonic() + self.wire.wait_seconds
         reply = self.wire.post(body)
         while _state(_parsed(reply.body)) not in until and time.monotonic() < deadline:
@@ -162,7 +185,9 @@ class Session:
         return Stream(self._requests, opened)
 
     def stream_message(self, text: str, **message: Any) -> Stream | None:
-        return self.stream("SendStreamingMessage", {"message": self.message(text, **message)})
+        params = {"message": self.message(text, **message)}
+        self._settle(params["message"])
+        return self.stream("SendStreamingMessage", params)
 
     def read(self, stream: Stream | None, count: int | None = None) -> list[Any]:
         """Read ``count`` more events (all of them when None), record and return them."""

@@ -75,6 +75,11 @@ class Transcript:
     entries: list[Entry] = field(default_factory=list)
 
 
+# The ``kind`` of a 0.3 result → the key a 1.0 result wraps the same object in.
+KIND_KEYS = {"task": "task", "status-update": "statusUpdate", "artifact-update": "artifactUpdate",
+              "message": "message"}
+
+
 # one-line summaries -------------------------------------------------------------------------
 
 
@@ -106,6 +111,8 @@ def describe(body: Any) -> str:
     for key in ("task", "statusUpdate", "artifactUpdate", "message"):
         if key in result:
             return f"{key} {state_of(result[key])}".rstrip()
+    if result.get("kind") in KIND_KEYS:  # a 0.3 result names its own kind
+        return f"{KIND_KEYS[result['kind']]} {state_of(result)}".rstrip()
     if "status" in result and "id" in result:  # a bare Task, as GetTask and CancelTask return
         return f"task {state_of(result)}"
     if isinstance(result.get("tasks"), list):
@@ -183,7 +190,7 @@ class ParsedTranscript:
 _TITLE = re.compile(r"^# a2a-kb capture (\S+) \(format (\d+)\)$")
 _SDK = re.compile(r"^# sdk: (\S+) (\S+?),")
 _SCENARIO = re.compile(r"^# scenario: (.*)$")
-_REQUEST = re.compile(r"^### (\d+) (\w+) \((call|stream)\)$")
+_REQUEST = re.compile(r"^### (\d+) (\S+) \((call|stream)\)$")
 _REPLY = re.compile(r"^<<< (\d+) (.*?) \([^()]*\)$")
 _EVENT = re.compile(r"^--- stream (\d+), event (\d+)(?:, SSE type (\S+))? \(")
 _END = re.compile(

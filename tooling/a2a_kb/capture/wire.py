@@ -116,6 +116,15 @@ class Wire:
         content_type = response.headers.get("content-type", "")
         return HttpReply(response.status_code, content_type, response.text)
 
+    def control(self, path: str) -> None:
+        """POST to an out-of-process agent's control route (opening a gate), beside its RPC URL."""
+        try:
+            response = self._client.post(self.base_url.rstrip("/") + "/" + path)
+        except httpx.HTTPError as e:
+            raise ConfigurationError(f"the capture agent's control route failed: {e}") from e
+        if response.status_code >= 300:
+            raise ConfigurationError(f"the capture agent refused {path}: HTTP {response.status_code}")
+
     def open_stream(self, body: dict[str, Any]) -> EventStream | HttpReply:
         """Start a streaming call; a reply that is not an event stream comes back whole."""
         opened: queue.Queue[EventStream | HttpReply | BaseException] = queue.Queue()

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from ..errors import ExtractError
 from ..facts import Fact
 from ..records.model import Source
-from . import capture, changelog, git_refs, json_schema, markdown, proto
+from . import capture, changelog, git_refs, json_schema, markdown, proto, test_suite
 from .artifact import Artifact, Draft
 
 __all__ = ["EXTRACTORS", "EXTRACTOR_VERSIONS", "Artifact", "Draft", "artifact_of", "extract"]
@@ -35,6 +35,7 @@ EXTRACTORS: dict[str, Extractor] = {
     "changelog": changelog.extract,
     "git-refs": git_refs.extract,
     "capture": capture.extract,
+    "test-suite": test_suite.extract,
 }
 
 # Bump a module's VERSION when its output changes: cached facts of that kind are then
@@ -48,6 +49,7 @@ EXTRACTOR_VERSIONS: dict[str, str] = {
     "changelog": f"{FORMAT}.{changelog.VERSION}",
     "git-refs": f"{FORMAT}.{git_refs.VERSION}",
     "capture": f"{FORMAT}.{capture.VERSION}",
+    "test-suite": f"{FORMAT}.{test_suite.VERSION}",
 }
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..capture.transcript import (
+    KIND_KEYS,
     Event,
     Located,
     ParsedTranscript,
@@ -30,7 +31,7 @@ from ..facts import Fact
 from .artifact import Artifact, Draft
 from .lifecycle import state_name
 
-VERSION = "1"  # bump when the facts this extractor emits change
+VERSION = "2"  # bump when the facts this extractor emits change
 
 _WRAPPERS = ("task", "statusUpdate", "artifactUpdate", "message")
 
@@ -61,6 +62,8 @@ class _Exchange:
     lines: tuple[int, int]
     sightings: list[_Sighting] = field(default_factory=list)
     error: dict[str, Any] | None = None
+    context: str | None = None  # the contextId of the first task or update it showed
+    history: int | None = None  # how many messages the history of a Task reply held
 
     def extend(self, located: Located) -> None:
         self.lines = (self.lines[0], max(self.lines[1], located.line_end))
@@ -118,6 +121,8 @@ class _Reading:
         if wrapped:
             for key in wrapped:
                 self._observe(result[key], key, exchange, where)
+        elif result.get("kind") in KIND_KEYS:  # protocol 0.3: the result names its own kind
+            self._observe(result, KIND_KEYS[str(result["kind"])], exchange, where)
         elif isinstance(result.get("tasks"), list):  # ListTasks
             for task in result["tasks"]:
                 self._observe(task, "task", exchange, where)
@@ -146,6 +151,11 @@ class _Reading:
         state = _state(obj) if kind in ("task", "statusUpdate") else ""
         if state and exchange is not None:
             exchange.sightings.append(_Sighting(task_id, state, lines))
+        if exchange is not None and exchange.context is None and obj.get("contextId"):
+            exchange.context = str(obj["contextId"])
+        if exchange is not None and kind == "task" and exchange.kind == "call" and exchange.history is None:
+            history = obj.get("history")
+            exchange.history = len(history) if isinstance(history, list) else 0
 
     def _stream_end(self, end: StreamEnd, where: Located) -> None:
         exchange = self.exchanges.get(end.stream)
@@ -155,6 +165,8 @@ class _Reading:
         state = ""
         if isinstance(result, dict):
             state = next((_state(result[k]) for k in ("task", "statusUpdate") if k in result), "")
+            if not state and result.get("kind") in ("task", "status-update"):  # protocol 0.3
+                state = _state(result)
         self.drafts.append(Draft(
             "capture-stream-close", f"{self.scenario}/{end.stream}",
             {"after_event": end.after_event, "after_state": state or None, "by": end.by},
@@ -210,7 +222,7 @@ def read(parsed: ParsedTranscript) -> list[Draft]:
     exchanges = [
         Draft("capture-exchange", f"{parsed.scenario}/{number}",
               {"method": ex.method, "kind": ex.kind, "states": [s.state for s in ex.sightings],
-               "error": ex.error},
+               "error": ex.error, "context": ex.context, "history": ex.history},
               *ex.lines)
         for number, ex in sorted(reading.exchanges.items())
     ]
@@ -226,6 +238,6 @@ def extract(artifact: Artifact) -> list[Fact]:
     if not any(isinstance(e.entry, Request) for e in parsed.entries):
         raise artifact.fail("no `### <n> <Method> (call|stream)` request in the transcript")
     drafts = read(parsed)
-    if not any(d.kind == "capture-final-state" for d in drafts):
-        raise artifact.fail("no task state anywhere in the transcript")
+    if not any(d.kind in ("capture-final-state", "capture-error") for d in drafts):
+        raise artifact.fail("no task state and no error anywhere in the transcript")
     return artifact.facts(drafts)

@@ -69,6 +69,8 @@ class Source:
     moving: bool = False
     binding: str = ""
     notes: str = ""
+    repository: str = ""  # owner/name when the file is not from a2aproject/A2A
+    branch: str = ""  # the branch whose head ``commit`` was when the file was taken
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -138,6 +140,7 @@ class Claim:
     tracks: str = ""
     related: list[str] = field(default_factory=list)
     note: str = ""
+    answer: str = ""  # a few words for a matrix cell; its JSON-RPC code must be one the checks expect
     file: str = ""
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import itertools
+import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
@@ -501,6 +502,30 @@ def upstream_references(ctx: Context) -> Iterator[Diagnostic]:
                     f"keep one entry per {what}", record_id=item.id)
 
 
+_CODE = re.compile(r"-32\d{3}")
+
+
+def _codes(value: Any) -> set[str]:
+    """Every JSON-RPC error code written anywhere in an expected value."""
+    return set(_CODE.findall(json.dumps(value)))
+
+
+def answers(ctx: Context) -> Iterator[Diagnostic]:
+    """A claim's answer may only name a JSON-RPC error code its own checks expect, so that a
+    matrix cell cannot say -32004 while the capture it rests on says -32602."""
+    for claim in ctx.kb.claims.values():
+        named = set(_CODE.findall(claim.answer))
+        stray = sorted(named - {code for e in claim.expect for code in _codes(e.value)})
+        if stray:
+            yield Diagnostic(
+                _claim_marks(ctx, claim)("answer"),
+                "answer-unchecked",
+                f"claim '{claim.id}' answers {', '.join(stray)}, which none of its checks expects",
+                "give the claim an expect on that error (capture-error, error-mapping), or fix the answer",
+                record_id=claim.id,
+            )
+
+
 RULES: list[Rule] = [
     unique_ids,
     versions_in_order,
@@ -511,4 +536,5 @@ RULES: list[Rule] = [
     conflict_sides,
     pinned_sources,
     upstream_references,
+    answers,
 ]

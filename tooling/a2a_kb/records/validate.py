@@ -311,6 +311,8 @@ def _build(kb: KnowledgeBase, valid: dict[str, list[RawRecord]]) -> None:
                 moving=d.get("moving", False),
                 binding=d.get("binding", ""),
                 notes=d.get("notes", ""),
+                repository=d.get("repository", ""),
+                branch=d.get("branch", ""),
                 raw=d,
             ),
         )
@@ -349,6 +351,7 @@ def _build(kb: KnowledgeBase, valid: dict[str, list[RawRecord]]) -> None:
                 tracks=d.get("tracks", ""),
                 related=list(d.get("related", [])),
                 note=d.get("note", ""),
+                answer=d.get("answer", ""),
                 file=r.doc.path,
                 raw=d,
             ),

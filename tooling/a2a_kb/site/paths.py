@@ -18,6 +18,7 @@ PROPOSALS = "proposals.md"
 API_INDEX = "api/index.md"
 PYTHON_API = "reference/python.md"
 SDK_MATRIX = "sdk/index.md"
+CONFORMANCE = "conformance.md"
 RELIABILITY = "quality/reliability.md"
 PERFORMANCE = "quality/performance.md"
 API_DIR = "api/v1"
@@ -38,7 +39,8 @@ def diff_page(old: str, new: str) -> str:
 
 
 def capture_page(scenario: str) -> str:
-    """The page of one capture transcript, by its scenario (``04-input-required``)."""
+    """The page of one capture transcript, by its build and scenario
+    (``a2a-sdk-1.3.0/04-input-required``)."""
     return f"sdk/captures/{scenario}.md"
 
 

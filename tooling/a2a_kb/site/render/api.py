@@ -17,8 +17,9 @@ from .. import paths
 from ..data import SiteData
 from ..links import Linker, page_url
 from ..templating import render
+from . import conformance
 
-DOCUMENTS = ("claims", "conflicts", "states", "sources", "diffs", "lifecycle")
+DOCUMENTS = ("claims", "conflicts", "states", "sources", "diffs", "lifecycle", "conformance")
 
 
 @cache
@@ -111,6 +112,7 @@ def documents(data: SiteData, use_directory_urls: bool = True) -> dict[str, dict
         "sources": sources_document(data),
         "diffs": diffs_document(data, use_directory_urls),
         "lifecycle": lifecycle_document(data),
+        "conformance": {**_head(data, "conformance"), **conformance.document(data, use_directory_urls)},
     }
 
 

@@ -159,9 +159,12 @@ def sdk_subject(claim: Claim) -> tuple[str, str] | None:
 
 
 def scenario_of(source: Source) -> str:
-    """The scenario of a capture source, from its transcript's file name
-    (``captures/04-input-required.http`` → ``04-input-required``)."""
-    return posixpath.splitext(posixpath.basename(source.path or source.id))[0]
+    """The SDK build and scenario of a capture source, from its transcript's path
+    (``captures/a2a-sdk-1.3.0/04-input-required.http`` → ``a2a-sdk-1.3.0/04-input-required``)."""
+    path = source.path or source.id
+    name = posixpath.splitext(posixpath.basename(path))[0]
+    build = posixpath.basename(posixpath.dirname(path))
+    return f"{build}/{name}" if build and build != "captures" else name
 
 
 def capture_href(link: Linker, source: Source, line: int = 0) -> str:

@@ -5,17 +5,16 @@ Everything in a cell comes from the records. SDK cells hold the claims whose sub
 ``sdk:<sdk>/<behaviour>`` (claims/sdk-behaviour.yaml documents the keys). Specification
 cells hold the primary claims those SDK claims name in ``related`` (or that name them), for
 each version the claim is about, plus the conflicts of the row whose sides hold claims about
-that version. An SDK claim departs from the specification when the conflict register puts
-it on a side of a conflict that no specification claim about its versions takes, while
-such claims sit on the other sides.
+that version. A verified SDK claim departs from the specification when the conflict
+register puts it on a side of a conflict that no specification claim about its versions
+takes, while such claims sit on the other sides; an unverifiable one never does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
-from ...records.model import Claim, Source
+from ...records.model import Claim
 from .. import paths
 from ..data import SiteData
 from ..links import Linker
@@ -56,19 +55,12 @@ BEHAVIOURS = {
 }
 
 
-def _repository(source: Source) -> str:
-    """The repository name of a GitHub URL (``a2a-python``), or ''."""
-    parts = urlsplit(source.url)
-    segments = [s for s in parts.path.split("/") if s]
-    return segments[1] if parts.netloc == "github.com" and len(segments) >= 2 else ""
-
-
 def is_specification(data: SiteData, claim: Claim) -> bool:
     """A claim about what the specification says: primary, not about an SDK, not read off a
-    capture or an SDK's code."""
+    capture, an SDK's code or the conformance suite."""
     source = data.kb.sources.get(claim.source)
     return (sdk_subject(claim) is None and data.authority(claim.id) == "primary"
-            and (source is None or source.kind not in ("capture", "sdk")))
+            and (source is None or source.kind not in ("capture", "sdk", "test-suite")))
 
 
 @dataclass
@@ -79,7 +71,7 @@ class CaptureLink:
     @property
     def label(self) -> str:
         """The scenario's number (``04``), short enough for a cell; else its name."""
-        number = self.scenario.split("-", 1)[0]
+        number = self.scenario.rsplit("/", 1)[-1].split("-", 1)[0]
         return number if number.isdigit() else self.scenario
 
 
@@ -171,6 +163,10 @@ def _specified(data: SiteData, side: list[str], versions: list[str]) -> list[str
 
 
 def _departures(data: SiteData, link: Linker, claim: Claim, sides: Sides) -> list[Departure]:
+    # Only a verified claim can show a departure: a note nobody can check here (an
+    # unverifiable reading of an SDK's source) is no evidence that the SDK departs.
+    if data.verdict(claim.id) != "verified":
+        return []
     result = []
     for cid in claim.conflicts:
         conflict = data.kb.conflicts.get(cid)
@@ -237,14 +233,20 @@ def _columns(data: SiteData, link: Linker, sdk_claims: dict[str, list[Claim]]) -
         dated = data.dates.get(v.id)
         note, note_href = (f"{dated.what} {dated.date}", dated.permalink) if dated else ("", "")
         columns.append(Column(v.id, "spec", v.title, link.page(paths.version_page(v.id)), note, note_href))
+    # An SDK column is "observed" when its claims rest on captures; the releases are those the
+    # captures' headers name (one SDK key per build, so a2a-python@0.3 is its own column).
     observed: dict[str, set[str]] = {}
-    for source in data.kb.sources.values():
-        if source.kind != "capture" or source.id not in data.transcripts:
-            continue
-        for fact in data.facts(source).get(f"capture-sdk:{scenario_of(source)}", []):
-            if isinstance(fact.value, dict):
-                release = f"{fact.value.get('package', '')} {fact.value.get('version', '')}".strip()
-                observed.setdefault(_repository(source), set()).add(release)
+    for sdk, claims in sdk_claims.items():
+        for claim in claims:
+            for sid in common.claim_sources(data, claim):
+                source = data.kb.sources.get(sid)
+                if source is None or source.kind != "capture" or sid not in data.transcripts:
+                    continue
+                scenario = scenario_of(source).rsplit("/", 1)[-1]  # facts name the scenario, not the build
+                for fact in data.facts(source).get(f"capture-sdk:{scenario}", []):
+                    if isinstance(fact.value, dict):
+                        release = f"{fact.value.get('package', '')} {fact.value.get('version', '')}".strip()
+                        observed.setdefault(sdk, set()).add(release)
     for sdk in sorted(sdk_claims, key=lambda s: (s not in observed, s)):
         version_claim = next((c for c in sdk_claims[sdk] if sdk_subject(c) == (sdk, SDK_VERSION)), None)
         note_href = link.page(paths.CLAIMS, paths.claim_anchor(version_claim.id)) if version_claim else ""

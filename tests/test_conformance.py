@@ -1,0 +1,123 @@
+"""The conformance matrix from the real knowledge base: its rows, its columns, its answers
+and their evidence, the marks it may and may not make, and its JSON against its schema."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from a2a_kb.project import Project
+from a2a_kb.site import paths
+from a2a_kb.site.data import SiteData, collect
+from a2a_kb.site.links import Linker
+from a2a_kb.site.pages import generate
+from a2a_kb.site.render import api, conformance
+from conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def real_data(real_cache: Path) -> Iterator[SiteData]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("A2A_KB_CACHE", str(real_cache))
+        yield collect(Project.at(REPO))
+
+
+@pytest.fixture(scope="module")
+def real_pages(real_data: SiteData) -> dict[str, str]:
+    return generate(real_data)
+
+
+@pytest.fixture(scope="module")
+def matrix(real_data: SiteData) -> conformance.Matrix:
+    return conformance.matrix(real_data, Linker(paths.CONFORMANCE))
+
+
+def _cell(found: conformance.Matrix, behaviour: str, column: str) -> list[conformance.Answer]:
+    row = next(r for r in found.rows if r.behaviour == behaviour)
+    index = [c.key for c in found.columns].index(column)
+    return row.cells[index]
+
+
+def test_columns_cover_the_spec_the_suite_every_build_and_the_sdks_only_read(
+    matrix: conformance.Matrix,
+) -> None:
+    kinds: dict[str, list[str]] = {}
+    for column in matrix.columns:
+        kinds.setdefault(column.kind, []).append(column.key)
+    assert kinds["spec"] == ["0.3.0", "1.0.0", "1.0.1"]
+    assert kinds["suite"] == ["tck@1.0-dev", "tck@0.3.x", "tck@main"]
+    assert kinds["sdk"] == ["build@a2a-sdk-1.3.0", "build@a2a-sdk-0.3", "build@a2a-js-sdk-1.3.0"]
+    assert kinds["read"] == ["read@a2a-python", "read@a2a-java", "read@a2a-rs", "read@a2a-go",
+                             "read@a2a-dotnet"]
+    present = {r.behaviour for r in matrix.rows}
+    assert [r.behaviour for r in matrix.rows] == [b for b in conformance.ROWS if b in present]
+    assert len(matrix.rows) >= 15
+
+
+def test_every_observed_build_answers_every_new_point(matrix: conformance.Matrix) -> None:
+    for behaviour in ("context-generated", "context-inferred", "context-mismatch", "unknown-task",
+                      "history-length", "cancel-interrupted", "cancel-twice", "multiple-subscribers"):
+        for build in ("build@a2a-sdk-1.3.0", "build@a2a-sdk-0.3", "build@a2a-js-sdk-1.3.0"):
+            answers = _cell(matrix, behaviour, build)
+            assert answers, (behaviour, build)
+            assert all(a.verdict == "verified" and a.evidence for a in answers), (behaviour, build)
+            assert all(e.label.startswith("capture ") and "#L" in e.href for a in answers for e in a.evidence)
+
+
+def test_cells_show_answers_linked_to_claims_and_lines(matrix: conformance.Matrix) -> None:
+    [js] = _cell(matrix, "message-to-terminal", "build@a2a-js-sdk-1.3.0")
+    assert js.text == "-32004 UnsupportedOperationError"
+    assert js.href.endswith("claims/#a2a-js-130-message-to-terminal-unsupported")
+    assert js.evidence[0].href.startswith("../sdk/captures/a2a-js-sdk-1.3.0/11-message-to-completed/#L")
+    [old] = _cell(matrix, "message-to-terminal", "build@a2a-sdk-0.3")
+    assert old.text == "-32602 InvalidParamsError"
+    # answers read off the checks where a claim has none of its own
+    derived = [a.text for a in _cell(matrix, "cancel-of-terminal", "build@a2a-sdk-1.3.0")]
+    assert "-32002 TaskNotCancelableError" in derived
+    # the suite's cell links to the pinned line of the suite's own file
+    [suite] = _cell(matrix, "message-to-terminal", "tck@1.0-dev")
+    assert suite.text == "MUST; test accepts any error"
+    assert any(e.href.startswith("https://github.com/a2aproject/a2a-tck/blob/357c4a87")
+               for e in suite.evidence)
+
+
+def test_a_departure_needs_a_verified_claim(matrix: conformance.Matrix, real_data: SiteData) -> None:
+    marked = [a for r in matrix.rows for cell in r.cells for a in cell if a.departs]
+    assert marked, "the matrix marks the verified departures (D3, D40, D42, D43, D44 …)"
+    assert all(real_data.verdict(a.claim) == "verified" for a in marked)
+    read = _cell(matrix, "message-to-terminal", "read@a2a-python")
+    assert [a.claim for a in read] == ["a2a-python-message-to-terminal-invalid-params"]
+    assert read[0].verdict == "unverifiable" and not read[0].departs
+    suite = [a for a in _cell(matrix, "subscribe-interrupted", "tck@1.0-dev")]
+    assert any("D44" in a.departs for a in suite)
+    assert all(not a.departs for col, cells in zip(matrix.columns, matrix.rows[0].cells, strict=True)
+               if col.kind == "spec" for a in cells)
+
+
+def test_the_json_document_follows_its_schema_and_the_page(real_data: SiteData) -> None:
+    document: dict[str, Any] = api.documents(real_data)["conformance"]
+    jsonschema.validate(document, api.api_schema("conformance"))
+    claims = real_data.kb.claims
+    for row in document["rows"]:
+        for answers in row["cells"].values():
+            for answer in answers:
+                assert answer["claim"] in claims, answer
+                assert answer["verdict"] == real_data.verdict(answer["claim"])
+                for evidence in answer["evidence"]:
+                    assert evidence["url"].startswith(("sdk/captures/", "https://github.com/")), evidence
+    keys = {c["key"] for c in document["columns"]}
+    assert all(set(r["cells"]) <= keys for r in document["rows"])
+    json.dumps(document)  # serialisable as it stands
+
+
+def test_the_page_is_generated_and_in_the_api_index(real_pages: dict[str, str]) -> None:
+    page = real_pages[paths.CONFORMANCE]
+    assert '<table class="kb-conformance">' in page
+    assert 'data-title="@a2a-js/sdk 1.3.0"' in page and "no claim yet" in page
+    assert paths.api_file("conformance") in real_pages and paths.api_schema("conformance") in real_pages
+    assert "conformance.json" in real_pages[paths.API_INDEX]

@@ -184,7 +184,7 @@ def _hostile_kb(dest: Path, payloads: Payloads) -> dict[str, Field]:
     for j, version in enumerate(versions):
         version["title"], version["notes"] = v("version.title", j), v("version.notes", j)
     _dump(dest / "sources" / "versions.yaml", "versions", versions)
-    transcripts = sorted((dest / "captures").glob("*.http"))
+    transcripts = sorted((dest / "captures").glob("*/*.http"))
     for j, transcript in enumerate(transcripts):
         scenario = "# scenario: " + v("capture.scenario", j).replace("\n", " ")
         text = transcript.read_text("utf-8").splitlines(keepends=True)

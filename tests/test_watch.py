@@ -349,6 +349,13 @@ def test_a_conformance_branch_that_moved_is_reported_and_a_new_branch_is_news(
     heads.append({"ref": "refs/heads/1.1-dev", "object": {"sha": "c0de" + "2" * 36,
                                                           "type": "commit", "url": ""}})
     upstream.put(heads_url, json.dumps(heads))
+    # the new head leaves the suite's registered files as they were
+    suite = [s for s in validate(Project.at(kb_copy)).sources.values()
+             if s.repository == "a2aproject/a2a-tck" and s.branch == "1.0-dev"]
+    assert suite, "the suite's 1.0-dev files are registered sources"
+    for source in suite:
+        upstream.put(Endpoints.raw("a2aproject/a2a-tck", "refs/heads/1.0-dev", source.path),
+                     upstream.mirrored(source.url))
     code, data = watch_json(kb_copy, upstream, capsys)
     rows = {o["id"]: o for o in data["upstream"]}
     branch = rows["a2aproject/a2a-tck@1.0-dev"]

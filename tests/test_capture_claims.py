@@ -45,6 +45,7 @@ def sources_of(claim: Claim) -> set[str]:
     return {claim.source} | {e.source for e in claim.expect if e.source}
 
 
+@pytest.mark.serial  # a wall-clock figure: measured with the machine to itself
 @pytest.mark.sdk
 def test_the_input_required_variant_changes_the_stream_closing_claims(
     tmp_path: Path,

@@ -383,6 +383,7 @@ def test_contradictory_settings_are_configuration_errors(tmp_path: Path) -> None
 # speed -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.serial  # a wall-clock figure: measured with the machine to itself
 def test_a_hundred_slow_sources_are_fetched_concurrently(
     tmp_path: Path, threaded_httpserver: HTTPServer
 ) -> None:

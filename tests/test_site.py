@@ -90,10 +90,10 @@ def built_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("A2A_KB_CACHE", str(real_cache))
         mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
-        started = time.monotonic()
+        started = time.process_time()  # CPU time: the suite runs in parallel
         build_into(Project.at(REPO), target, strict=True, quiet=True)
-        elapsed = time.monotonic() - started
-    assert elapsed < 20, f"the real site took {elapsed:.1f} s to build; the budget is 20 s"
+        elapsed = time.process_time() - started
+    assert elapsed < 20, f"the real site took {elapsed:.1f} s of CPU to build; the budget is 20 s"
     return target
 
 

@@ -33,12 +33,12 @@ def test_v1_0_0_numbers_unspecified_zero_and_eight_states_one_to_eight() -> None
         "auth-required"]
 
 
-def test_v0_3_0_grpc_spells_cancelled_and_leaves_auth_required_unclassified() -> None:
+def test_v0_3_0_grpc_spells_cancelled_and_says_auth_required_is_neither_interrupted_nor_terminal() -> None:
     facts = facts_at("v0.3.0", GRPC)
     assert "TASK_STATE_CANCELLED" in facts["enum-values:TaskState"].value
     assert "TASK_STATE_CANCELED" not in facts["enum-values:TaskState"].value
     assert facts["enum-value:TaskState.TASK_STATE_CANCELLED"].value["state"] == "canceled"
-    assert facts["state-class:TaskState.auth-required"].value == "unclassified"
+    assert facts["state-class:TaskState.auth-required"].value == "not-interrupted-or-terminal"
     assert facts["interrupted-states:TaskState"].value == ["input-required"]
     assert facts["terminal-states:TaskState"].value == [
         "completed", "failed", "canceled", "rejected"]

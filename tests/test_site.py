@@ -235,6 +235,17 @@ def test_state_table_cells_link_to_source_lines_and_claims(real_pages: dict[str,
     assert 'href="../../claims/#' in page
 
 
+def test_state_table_flags_a_class_disagreement_with_its_conflict(real_pages: dict[str, str]) -> None:
+    page = real_pages[paths.state_table("0.3.0")]
+    row = page[page.index('data-state="auth-required"'):].split("</tr>", 1)[0]
+    assert "kb-state--disagreement" in page[: page.index('data-state="auth-required"')].rsplit("<tr", 1)[1]
+    assert "sources disagree" in row
+    assert 'href="../../conflicts/#d7">D7</a>' in row
+    assert "kb-class--not-interrupted-or-terminal" in row and "kb-class--interrupted" in row
+    agreed = page[page.index('data-state="input-required"'):].split("</tr>", 1)[0]
+    assert "sources disagree" not in agreed
+
+
 def test_diagram_draws_only_model_transitions(real_data: SiteData, real_pages: dict[str, str]) -> None:
     page = real_pages[paths.state_table("1.0.0")]
     diagram = page.split("```mermaid", 1)[1].split("```", 1)[0]

@@ -25,7 +25,7 @@ from ..facts import Fact
 from .artifact import Artifact, Draft
 from .lifecycle import TASK_STATE, EnumEntry, class_in_words, enum_drafts
 
-VERSION = "1"
+VERSION = "2"
 
 Span = tuple[int, int]
 

@@ -15,7 +15,8 @@ named-states            TaskState                   canonical names without unkn
 enum-value              TaskState.<RAW>             {"number": int|None, "state": canonical,
                                                      "description": str}
 state-class             TaskState.<canonical>       "terminal" | "interrupted" | "active" |
-                                                     "unclassified"
+                                                     "not-interrupted-or-terminal" |
+                                                     "not-interrupted" | "not-terminal"
 terminal-states         TaskState                   canonical names this source calls terminal
 interrupted-states      TaskState                   canonical names this source calls interrupted
 terminal-examples       TaskState                   canonical names a passage gives as examples
@@ -88,7 +89,8 @@ Notes on reading the table:
   comment is what the fact reads (enum values), a Markdown row, paragraph line or section.
 - ``state-class`` and the set facts are emitted only where a source's words classify a
   state: a proto comment ("This is a terminal state"; "not an interrupted or terminal
-  state" gives ``unclassified``), a spec table's ``Terminal?`` column (``Yes`` terminal,
+  state" gives ``not-interrupted-or-terminal``, a class of its own that rules groups out
+  without naming one), a spec table's ``Terminal?`` column (``Yes`` terminal,
   ``No`` active, ``No (Pause)`` interrupted: "paused" is the v0.x word for what v1 calls
   interrupted), a TypeScript comment ("(Terminal state)", "(Task is paused)"), or a list
   in prose. A state a source does not classify has no state-class fact from it. A

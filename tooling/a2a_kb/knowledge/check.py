@@ -196,9 +196,8 @@ def _matches(op: str, actual: Any, expected: Any) -> bool:
     if op == "date-equals":
         return str(actual)[:10] == str(expected)[:10]
     if op in ("matches", "not-matches"):
-        # RE2, never `re`: a claim's pattern must not be able to hang the check.
         try:
-            found = patterns.search(str(expected), str(actual))
+            found = _matching_item(str(expected), actual) is not None
         except patterns.PatternError:
             return False  # validation reports the pattern; an unvalidated KB fails the check
         return found if op == "matches" else not found
@@ -206,6 +205,15 @@ def _matches(op: str, actual: Any, expected: Any) -> bool:
         text = actual.get("text", "") if isinstance(actual, dict) else str(actual)
         return _norm(str(expected)) in _norm(text)
     return False
+
+
+def _matching_item(pattern: str, actual: Any) -> str | None:
+    """The first item a pattern is found in, or None. A list (an inventory) is searched item
+    by item, so that a pattern never matches across two sentences or two table headers;
+    anything else as its text. RE2, never ``re``: a claim's pattern must not be able to hang
+    the check."""
+    items = [str(a) for a in actual] if isinstance(actual, list) else [str(actual)]
+    return next((item for item in items if patterns.search(pattern, item)), None)
 
 
 def _show(value: Any, limit: int = 160) -> str:
@@ -283,12 +291,7 @@ def _evaluate(claim: Claim, kb: KnowledgeBase, book: FactBook) -> ClaimResult:
         fact = found[0]
         evidence.append(fact)
         if not any(_matches(e.op, f.value, e.value) for f in found):
-            want = "" if e.op == "present" else f" {_show(e.value)}"
-            return _failed(
-                claim,
-                f"{e.fact} in {target.id} is {_show(fact.value)}; expected {e.op}{want}",
-                evidence,
-            )
+            return _failed(claim, _mismatch(e, target, fact), evidence)
 
     if targets:
         where = ", ".join(sorted({t.id for _, t in targets}))
@@ -298,6 +301,17 @@ def _evaluate(claim: Claim, kb: KnowledgeBase, book: FactBook) -> ClaimResult:
     if claim.quote and own is not None and own.checkable:
         return ClaimResult(claim, "verified", f"the quoted words are in {own.id}")
     return ClaimResult(claim, "unverifiable", "no check is possible with the pinned sources")
+
+
+def _mismatch(e: Expectation, target: Source, fact: Fact) -> str:
+    """Why an expect fails: what the fact holds, and for a pattern that must not be found,
+    the item it was found in (an inventory is long; the item is what the reader needs)."""
+    if e.op == "not-matches" and isinstance(fact.value, list):
+        item = _matching_item(str(e.value), fact.value)
+        return (f"{e.fact} in {target.id} (lines {fact.line_start}–{fact.line_end}) has "
+                f"{_show(item)}, which matches {_show(e.value)}; expected not-matches")
+    want = "" if e.op == "present" else f" {_show(e.value)}"
+    return f"{e.fact} in {target.id} is {_show(fact.value)}; expected {e.op}{want}"
 
 
 def _failed(claim: Claim, message: str, evidence: list[Fact]) -> ClaimResult:

@@ -120,3 +120,16 @@ def test_locate_handles_escapes_nesting_and_empty_containers() -> None:
     assert spans[("list",)] == (3, 7)
     assert spans[("list", 2)] == (6, 6)
     assert spans[()] == (1, 8)
+
+
+def test_descriptions_give_normative_inventories() -> None:
+    facts = facts_at("v0.3.0")
+    whole = facts["normative:document"].value
+    assert whole and all(any(k in s for k in ("MUST", "SHOULD", "MAY", "REQUIRED", "OPTIONAL",
+                                                "RECOMMENDED", "SHALL")) for s in whole)
+    card = facts["normative:AgentCard"]
+    assert set(card.value) <= set(whole)
+    assert facts["time-limits:document"].value == []
+    _, data = at("v0.3.0", "specification/json/a2a.json")
+    lines = data.decode().splitlines()
+    assert lines[card.line_start - 1].strip().startswith('"AgentCard"')

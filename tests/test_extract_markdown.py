@@ -8,6 +8,7 @@ import pytest
 
 from a2a_kb.errors import ExtractError
 from a2a_kb.extract import extract
+from a2a_kb.extract.inventory import KINDS as INVENTORY_KINDS
 from a2a_kb.facts import Fact
 from extract_mirror import at
 
@@ -192,4 +193,79 @@ def test_markdown_without_what_is_expected_is_an_error(text: str, kind: str, wor
 
 def test_a_docs_page_may_say_nothing_of_states() -> None:
     facts = _small("# Page\n\n## Part\n\nNo lifecycle here.\n", "docs")
-    assert set(facts) == {"section:page", "section:part"}
+    lifecycle = {k for k in facts if k.split(":")[0] not in INVENTORY_KINDS}
+    assert lifecycle == {"section:page", "section:part"}
+    # the document's inventory is always there: an empty list is an answer (none)
+    assert facts["tables:document"].value == [] and facts["normative:document"].value == []
+    assert facts["headings:document"].value == ["Page", "Part"]
+    assert "tables:§part" not in facts  # a section's only where it holds something
+
+
+INVENTORIED = """# Guide
+
+## 1. States
+
+| From | To |
+| --- | --- |
+| working | completed |
+
+A server **MUST** reply within 30 seconds. It may wait (e.g. `working`) longer.
+
+> Clients SHOULD retry
+> after a timeout.
+
+```mermaid
+stateDiagram-v2
+  working --> completed
+```
+
+![Lifecycle](img/states.png)
+
+### 1.1. Notes
+
+```json
+{"a": 1}
+```
+
+## 2. Other
+
+Nothing normative here.
+"""
+
+
+def test_inventories_list_what_each_section_holds() -> None:
+    facts = _small(INVENTORIED, "docs")
+    lines = INVENTORIED.splitlines()
+    assert facts["tables:document"].value == ["From | To"]
+    assert facts["tables:§1-states"].value == ["From | To"]
+    assert (facts["tables:§1-states"].line_start, facts["tables:§1-states"].line_end) == (
+        facts["section:1-states"].line_start, facts["section:1-states"].line_end)
+    assert facts["diagrams:§1-states"].value == [
+        "mermaid: stateDiagram-v2", "image: Lifecycle img/states.png"]
+    assert facts["code-blocks:§1-states"].value == ["mermaid: stateDiagram-v2", "json: {\"a\": 1}"]
+    assert facts["code-blocks:§11-notes"].value == ["json: {\"a\": 1}"]  # a subsection is in its parent
+    assert facts["normative:§1-states"].value == [
+        "A server **MUST** reply within 30 seconds.", "Clients SHOULD retry after a timeout."]
+    assert facts["time-limits:§1-states"].value == [
+        "A server **MUST** reply within 30 seconds.", "Clients SHOULD retry after a timeout."]
+    assert facts["headings:§1-states"].value == ["1. States", "1.1. Notes"]
+    assert facts["headings:document"].value == ["Guide", "1. States", "1.1. Notes", "2. Other"]
+    # nothing in §2 but its heading: no inventory of tables or sentences, so `absent` holds
+    assert "tables:§2-other" not in facts and "normative:§2-other" not in facts
+    assert facts["headings:§2-other"].value == ["2. Other"]
+    document = facts["normative:document"]
+    assert (document.line_start, document.line_end) == (1, len(lines))
+
+
+def test_v1_spec_has_no_transition_table_and_one_diagram() -> None:
+    facts = facts_at("v1.0.1")
+    headers = facts["tables:document"].value
+    assert "Legacy Name | Current Name | Earliest Removal Version | Notes" in headers
+    assert not any("transition" in h.lower() for h in headers)
+    assert facts["diagrams:document"].value == ["mermaid: graph TB"]
+    timed = facts["time-limits:document"].value
+    assert any("timeout for webhook requests" in s for s in timed)
+    assert not any(w in s.lower() for s in timed for w in ("input-required", "input_required", "interrupted"))
+    # §3.1.5 (Cancel Task) has no RFC 2119 keyword at all: no inventory of it
+    assert "section:3.1.5" in facts and "normative:§3.1.5" not in facts
+    assert any("MUST terminate" in s for s in facts["normative:§3.1.6"].value)

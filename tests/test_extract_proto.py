@@ -33,12 +33,12 @@ def test_v1_0_0_numbers_unspecified_zero_and_eight_states_one_to_eight() -> None
         "auth-required"]
 
 
-def test_v0_3_0_grpc_spells_cancelled_and_leaves_auth_required_unclassified() -> None:
+def test_v0_3_0_grpc_spells_cancelled_and_says_auth_required_is_neither_interrupted_nor_terminal() -> None:
     facts = facts_at("v0.3.0", GRPC)
     assert "TASK_STATE_CANCELLED" in facts["enum-values:TaskState"].value
     assert "TASK_STATE_CANCELED" not in facts["enum-values:TaskState"].value
     assert facts["enum-value:TaskState.TASK_STATE_CANCELLED"].value["state"] == "canceled"
-    assert facts["state-class:TaskState.auth-required"].value == "unclassified"
+    assert facts["state-class:TaskState.auth-required"].value == "not-interrupted-or-terminal"
     assert facts["interrupted-states:TaskState"].value == ["input-required"]
     assert facts["terminal-states:TaskState"].value == [
         "completed", "failed", "canceled", "rejected"]
@@ -167,3 +167,29 @@ def test_facts_name_their_source() -> None:
     source, data = at("v1.0.1", V1)
     fact = next(iter(extract(source, data)))
     assert dataclasses.astuple(fact)[3:6] == (source.id, V1, source.commit)
+
+
+def test_comment_inventories_per_file_and_declaration() -> None:
+    data = SMALL.replace(
+        b"message Event {",
+        b"// Servers MUST drop an event after a timeout\n// of 30 seconds. Nothing else.\nmessage Event {",
+    ).replace(b"  int32 n = 1;", b"  int32 n = 1; // Clients MAY retry.")
+    facts = _artifact_facts(data)
+    lines = data.decode().splitlines()
+    event = facts["normative:Event"]
+    assert event.value == ["Servers MUST drop an event after a timeout of 30 seconds.",
+                           "Clients MAY retry."]  # a nested message's comment is its parent's
+    assert lines[event.line_start - 1].startswith("// Servers MUST")  # from its leading comment
+    assert lines[event.line_end - 1] == "}"
+    assert facts["time-limits:Event"].value == ["Servers MUST drop an event after a timeout of 30 seconds."]
+    assert facts["normative:document"].value == event.value
+    assert "normative:TaskState" not in facts  # its comments carry no keyword
+    plain = _artifact_facts(SMALL)
+    assert plain["time-limits:document"].value == [] and "time-limits:Event" not in plain
+
+
+def test_v030_grpc_says_no_time_limit_and_v1_comments_are_normative() -> None:
+    assert facts_at("v0.3.0", GRPC)["time-limits:document"].value == []
+    v1 = facts_at("v1.0.1", V1)
+    assert any("MUST wait until the task reaches a terminal" in s
+               for s in v1["normative:SendMessageConfiguration"].value)

@@ -19,6 +19,7 @@ from a2a_kb.extract import (
     Artifact,
     extract,
     git_refs,
+    inventory,
     json_positions,
     json_schema,
     lifecycle,
@@ -142,6 +143,67 @@ def _check_spec_pin(fact: Fact, text: str) -> None:
     assert fact.value["commit"] in text and fact.value["branch"] in text
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _read_as_prose(fact: Fact, text: str) -> str:
+    """The words of the lines as the inventory read them: a JSON member's strings decoded,
+    a proto's comment markers and a Markdown quote's '>' taken off."""
+    if fact.path.endswith(".json"):
+        body = text.strip().rstrip(",")
+        document = json.loads(body if body.startswith("{") and fact.subject == "document"
+                              else "{" + body + "}")
+        return _flat(" ".join(str(v) for v in _strings(document)))
+    if fact.path.endswith(".proto"):
+        kept = []
+        for line in text.splitlines():
+            if "//" in line:
+                kept.append(line.split("//", 1)[1])
+            elif line.strip().startswith(("/*", "*")):
+                kept.append(line.strip().lstrip("/*").rstrip("*/"))
+        return _flat(" ".join(kept))
+    return _flat(" ".join(re.sub(r"^[\s>]*", "", line) for line in text.splitlines()))
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _check_inventory_items(fact: Fact, text: str) -> None:
+    """Each item of a Markdown inventory is in the lines: a heading or header cell as
+    written, a block's language and first line, an image's alt text and address."""
+    flat = _flat(text)
+    for item in fact.value:
+        if fact.kind == "tables":
+            assert all(_flat(cell) in flat for cell in item.split(" | ")), item
+        elif fact.kind in ("diagrams", "code-blocks"):
+            head, _, rest = item.partition(": ")
+            if head == "image":
+                assert all(part in flat for part in rest.split(" ") if part), item
+            else:
+                assert (head == "text" or head in text) and _flat(rest) in flat, item
+        else:
+            assert _flat(item) in flat, item
+    if fact.subject.startswith("§"):
+        assert fact.value, "a section's inventory is given only where it holds something"
+        assert text.startswith("#")
+
+
+def _check_sentences(fact: Fact, text: str) -> None:
+    words = _read_as_prose(fact, text)
+    for sentence in fact.value:
+        assert _flat(sentence) in words, sentence
+    if fact.subject != "document":
+        assert fact.value, "a part's inventory is given only where it holds something"
+
+
 CHECKS: dict[str, Callable[[Fact, str], None]] = {
     "enum-values": _check_enum_values,
     "states": _check_states,
@@ -174,6 +236,12 @@ CHECKS: dict[str, Callable[[Fact, str], None]] = {
     "suite-helper": _check_definition,
     "suite-marker": _check_marker,
     "suite-spec-pin": _check_spec_pin,
+    "headings": _check_inventory_items,
+    "tables": _check_inventory_items,
+    "diagrams": _check_inventory_items,
+    "code-blocks": _check_inventory_items,
+    "normative": _check_sentences,
+    "time-limits": _check_sentences,
 }
 
 
@@ -191,6 +259,23 @@ def test_every_fact_points_at_the_lines_that_say_it() -> None:
                 ) from e
             kinds_seen.add(fact.kind)
     assert kinds_seen == set(CHECKS)
+
+
+def _documented_kinds() -> set[str]:
+    """The first column of the table in a2a_kb.facts' docstring."""
+    import a2a_kb.facts
+
+    lines = (a2a_kb.facts.__doc__ or "").splitlines()
+    rules = [i for i, line in enumerate(lines) if line.startswith("=====")]
+    body = lines[rules[1] + 1 : rules[2]]  # between the header's rule and the closing one
+    return {line.split()[0] for line in body if line.strip() and not line.startswith(" ")}
+
+
+def test_every_kind_an_extractor_emits_is_in_the_facts_table() -> None:
+    emitted = {f.kind for _, _, facts in all_facts() for f in facts}
+    emitted |= {"capture-sdk", "capture-states", "capture-final-state", "capture-final-artifacts",
+                "capture-stream-close", "capture-error", "capture-exchange"}  # from captures/
+    assert emitted <= _documented_kinds(), sorted(emitted - _documented_kinds())
 
 
 def test_the_registry_and_the_versions_agree() -> None:
@@ -212,7 +297,7 @@ def test_non_utf8_bytes_are_an_error() -> None:
         EXTRACTORS["spec"](artifact)
 
 
-@pytest.mark.parametrize("module", [lifecycle, json_positions, json_schema, git_refs])
+@pytest.mark.parametrize("module", [lifecycle, json_positions, json_schema, git_refs, inventory])
 def test_the_examples_in_docstrings_hold(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.failed == 0

@@ -235,6 +235,17 @@ def test_state_table_cells_link_to_source_lines_and_claims(real_pages: dict[str,
     assert 'href="../../claims/#' in page
 
 
+def test_state_table_flags_a_class_disagreement_with_its_conflict(real_pages: dict[str, str]) -> None:
+    page = real_pages[paths.state_table("0.3.0")]
+    row = page[page.index('data-state="auth-required"'):].split("</tr>", 1)[0]
+    assert "kb-state--disagreement" in page[: page.index('data-state="auth-required"')].rsplit("<tr", 1)[1]
+    assert "sources disagree" in row
+    assert 'href="../../conflicts/#d7">D7</a>' in row
+    assert "kb-class--not-interrupted-or-terminal" in row and "kb-class--interrupted" in row
+    agreed = page[page.index('data-state="input-required"'):].split("</tr>", 1)[0]
+    assert "sources disagree" not in agreed
+
+
 def test_diagram_draws_only_model_transitions(real_data: SiteData, real_pages: dict[str, str]) -> None:
     page = real_pages[paths.state_table("1.0.0")]
     diagram = page.split("```mermaid", 1)[1].split("```", 1)[0]
@@ -269,6 +280,29 @@ def test_claims_page_has_an_anchor_and_badge_per_claim(
         assert f'kb-verdict--{real_data.verdict(cid)}"' in article.split("</header>", 1)[0], cid
     blob = page.split('<script type="application/json" id="kb-claims-index">', 1)[1].split("</script>", 1)[0]
     assert set(json.loads(blob)) == set(real_data.kb.claims)
+
+
+def _article(page: str, claim_id: str) -> str:
+    start = page.index(f'data-claim="{claim_id}">')
+    return page[start:].split("</article>", 1)[0]
+
+
+def test_claims_page_shows_what_the_machine_compared(real_data: SiteData,
+                                                     real_pages: dict[str, str]) -> None:
+    page = real_pages[paths.CLAIMS]
+    for claim in real_data.kb.claims.values():
+        article = _article(page, claim.id)
+        for e in claim.expect:  # every expect shows its fact and operation
+            shown = f"<code>{html.escape(e.fact, quote=False)}</code></td><td><code>{e.op}</code>"
+            assert shown in article, claim.id
+    absence = _article(page, "no-transition-table")
+    assert "<code>tables:document</code></td><td><code>not-matches</code>" in absence
+    assert r"(?i)transition|\bfrom\b" in absence
+    for version, copy in (("1.0.0", "spec@v1.0.0"), ("1.0.1", "spec@v1.0.1"), ("main", "spec@main")):
+        assert f'>{copy}</a> <span class="kb-check-at">({version})</span>' in absence
+        assert f'<span class="kb-at-version">{version}</span> holds' in absence
+    quoted = _article(page, "terminal-task-cannot-restart")
+    assert "<code>the quote</code></td><td><code>is in the source</code>" in quoted
 
 
 def test_api_documents_match_their_schemas(real_data: SiteData, real_pages: dict[str, str]) -> None:

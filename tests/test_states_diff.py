@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from a2a_kb import cli
+from a2a_kb.knowledge.states import disagreement
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:  # type: ignore[type-arg]
@@ -68,8 +69,37 @@ def test_v030_bindings_disagree_on_auth_required(
         "grpc": "TASK_STATE_CANCELLED",
         **{k: v for k, v in canceled["spellings"].items() if k not in ("json", "grpc")},
     }
-    assert auth["class"]["grpc-proto@v0.3.0"] == "unclassified"
-    assert "interrupted" in auth["class"].values()
+    # The gRPC proto's "not an interrupted or terminal state" is a class of its own, and it
+    # cannot hold beside Life of a Task's "interrupted": the table flags it, naming D7.
+    assert auth["class"]["grpc-proto@v0.3.0"] == "not-interrupted-or-terminal"
+    assert auth["class"]["life-of-a-task@v0.3.0"] == "interrupted"
+    assert auth["disagreement"] is True and auth["conflicts"] == ["D7"]
+    # A source that says nothing of a state does not disagree: spec@v0.3.0 classifies only
+    # the terminal states, so input-required is unclassified there and interrupted elsewhere.
+    required = next(s for s in data["states"] if s["name"] == "input-required")
+    assert required["class"]["spec@v0.3.0"] == "unclassified"
+    assert required["disagreement"] is False
+    assert not any(s["disagreement"] for s in data["states"] if s["name"] != "auth-required")
+
+
+def test_v030_text_names_the_disagreement_and_its_conflict(
+    real_kb_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["--root", str(Path(__file__).resolve().parents[1]),
+                     "states", "--version", "0.3.0"]) == 0
+    out = capsys.readouterr().out
+    assert "auth-required *" in out
+    assert ("* auth-required: the sources disagree on its class (grpc-proto@v0.3.0 "
+            "not-interrupted-or-terminal, life-of-a-task@v0.3.0 interrupted); conflict D7") in out
+
+
+def test_a_negative_class_disagrees_only_with_what_it_rules_out() -> None:
+    assert disagreement({"a": "not-interrupted-or-terminal", "b": "interrupted"})
+    assert disagreement({"a": "not-interrupted-or-terminal", "b": "terminal"})
+    assert not disagreement({"a": "not-interrupted-or-terminal", "b": "active"})
+    assert not disagreement({"a": "not-terminal", "b": "interrupted", "c": "unclassified"})
+    assert disagreement({"a": "terminal", "b": "active"})
+    assert not disagreement({"a": "terminal", "b": "unclassified", "c": "terminal"})
 
 
 @pytest.mark.parametrize(

@@ -159,6 +159,20 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
+def cmd_mutate(args: argparse.Namespace) -> int:
+    from .knowledge import mutation
+    from .output import dumps, envelope
+
+    kb = _kb(args)
+    allowances, problems = mutation.load_allowances(kb)
+    report = mutation.run(kb, allowances, problems)
+    if args.format == "json":
+        _emit(dumps(envelope(report.as_json())))
+    else:
+        _emit(mutation.format_text(report, verbose=args.verbose))
+    return EXIT_OK if report.ok else EXIT_FINDINGS
+
+
 def cmd_states(args: argparse.Namespace) -> int:
     from .knowledge import states
     from .output import dumps, envelope
@@ -434,6 +448,14 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument(
         "--strict", action="store_true", help="old secondary sources are errors, not warnings"
     )
+
+    sp = add(
+        "mutate", cmd_mutate,
+        "Perturb the facts each verified claim's check reads; report checks that survive.",
+    )
+    sp.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+    sp.add_argument("--verbose", action="store_true",
+                    help="also list the weak claims the allow-list accepts")
 
     sp = add("states", cmd_states, "The state set of a version, per binding and per source.")
     sp.add_argument("--version", help="0.3.0, v0.3.0, latest, main or draft (default: latest)")

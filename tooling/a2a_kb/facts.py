@@ -15,7 +15,8 @@ named-states            TaskState                   canonical names without unkn
 enum-value              TaskState.<RAW>             {"number": int|None, "state": canonical,
                                                      "description": str}
 state-class             TaskState.<canonical>       "terminal" | "interrupted" | "active" |
-                                                     "unclassified"
+                                                     "not-interrupted-or-terminal" |
+                                                     "not-interrupted" | "not-terminal"
 terminal-states         TaskState                   canonical names this source calls terminal
 interrupted-states      TaskState                   canonical names this source calls interrupted
 terminal-examples       TaskState                   canonical names a passage gives as examples
@@ -70,6 +71,20 @@ suite-marker            <pytest marker>             {"level": str|None, "comment
                                                      "group": str}
 suite-spec-pin          specification               {"repository": str, "branch": str,
                                                      "commit": sha} the suite copied its spec from
+headings                document | §<section>       Markdown: each heading as written after its #s
+tables                  document | §<section>       Markdown: each table's header row, cells
+                                                     joined by " | "
+diagrams                document | §<section>       Markdown: "<language>: <first line>" of each
+                                                     fenced block in a diagram language (mermaid,
+                                                     plantuml, dot …); "image: <alt> <src>"
+code-blocks             document | §<section>       Markdown: "<language>: <first line>" of every
+                                                     code block ("text" when it names none)
+normative               document | §<section> |     sentences with an RFC 2119 keyword in
+                        <Declaration>               capitals (Markdown prose and table cells,
+                                                     proto comments, schema descriptions)
+time-limits             document | §<section> |     sentences that mention a timeout, time
+                        <Declaration>               limit, deadline, expiry, idleness, a
+                                                     duration or "indefinitely"
 ======================  ==========================  =========================================
 
 Notes on reading the table:
@@ -88,7 +103,8 @@ Notes on reading the table:
   comment is what the fact reads (enum values), a Markdown row, paragraph line or section.
 - ``state-class`` and the set facts are emitted only where a source's words classify a
   state: a proto comment ("This is a terminal state"; "not an interrupted or terminal
-  state" gives ``unclassified``), a spec table's ``Terminal?`` column (``Yes`` terminal,
+  state" gives ``not-interrupted-or-terminal``, a class of its own that rules groups out
+  without naming one), a spec table's ``Terminal?`` column (``Yes`` terminal,
   ``No`` active, ``No (Pause)`` interrupted: "paused" is the v0.x word for what v1 calls
   interrupted), a TypeScript comment ("(Terminal state)", "(Task is paused)"), or a list
   in prose. A state a source does not classify has no state-class fact from it. A
@@ -114,6 +130,16 @@ Notes on reading the table:
   next heading of the same or a higher level, subsections included. The anchor is the
   site's (Python-Markdown toc) id of the heading. A title that repeats (spec v1 has four
   sections titled "Error Handling") gives ``section-title:<slug>``, ``<slug>~2``, …
+
+- The inventories (``headings`` … ``time-limits``, :mod:`a2a_kb.extract.inventory`) list
+  what a file holds so that what it does not hold is a fact: a claim that the spec gives
+  no transition table checks ``tables:document`` with ``not-matches``. ``document`` spans
+  the whole file and is always given (an empty list: none in the file). A part is given
+  only where its list is not empty, so ``op: absent`` on it means "none there": a Markdown
+  section as ``§<number>`` or ``§<anchor>`` (its lines are the section's, subsections
+  included), a proto's top-level message, enum or service by name (from its leading
+  comment to its closing brace), a JSON schema's definition by name (its member).
+  Sentences are whitespace-normalised and keep their Markdown marks (``**MUST**``).
 
 Canonical state names are the lowercase, hyphenated spelling of the v0.2 schema
 (``submitted``, ``working``, ``input-required``, ``auth-required``, ``completed``,

@@ -5,7 +5,8 @@ messages Task, TaskStatus, TaskStatusUpdateEvent and TaskArtifactUpdateEvent mus
 there), and the JSON-RPC error definitions whose code is fixed by ``const``, ``default``
 or ``examples``. Early schemas keep definitions under ``$defs``, later ones under
 ``definitions``. Lines come from :mod:`.json_positions`: a property's fact points at its
-key, a definition's at its whole body.
+key, a definition's at its whole body. The ``description`` strings give the inventories
+(:mod:`.inventory`) of normative and time-limit sentences, for the file and per definition.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from typing import Any
 
 from ..facts import Fact
 from .artifact import Artifact, Draft
+from .inventory import DOCUMENT, PROSE_KINDS, Inventory
 from .json_positions import Pointer, Span, locate
 from .lifecycle import TASK_STATE, EnumEntry, enum_drafts
 
-VERSION = "1"
+VERSION = "3"
 LIFECYCLE_MESSAGES = ("Task", "TaskStatus", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent")
 
 
@@ -49,7 +51,38 @@ def extract(artifact: Artifact) -> list[Fact]:
     if not errors:
         raise artifact.fail("no JSON-RPC error definition with a fixed code, "
                             "such as TaskNotFoundError")
-    return artifact.facts(drafts + errors)
+    inventories = _inventories(document, container, spans, len(text.splitlines()))
+    return artifact.facts(drafts + errors + inventories)
+
+
+def _descriptions(value: Any, pointer: Pointer) -> list[tuple[Pointer, str]]:
+    """Every ``description`` string in ``value``, with the pointer of the object holding it."""
+    found: list[tuple[Pointer, str]] = []
+    if isinstance(value, dict):
+        if isinstance(value.get("description"), str):
+            found.append((pointer, value["description"]))
+        for key, member in value.items():
+            found += _descriptions(member, (*pointer, key))
+    elif isinstance(value, list):
+        for i, member in enumerate(value):
+            found += _descriptions(member, (*pointer, i))
+    return found
+
+
+def _inventories(document: dict[str, Any], container: str, spans: dict[Pointer, Span],
+                 line_count: int) -> list[Draft]:
+    """The normative and time-limit sentences of the descriptions, for the whole schema and
+    for each definition that has any."""
+    whole = Inventory()
+    by_definition: dict[str, Inventory] = {}
+    for pointer, text in _descriptions(document, ()):
+        whole.add_prose(text)
+        if len(pointer) >= 2 and pointer[0] == container:
+            by_definition.setdefault(str(pointer[1]), Inventory()).add_prose(text)
+    drafts = whole.drafts(DOCUMENT, 1, max(line_count, 1), PROSE_KINDS, always=True)
+    for name, inventory in by_definition.items():
+        drafts += inventory.drafts(name, *spans[(container, name)], PROSE_KINDS, always=False)
+    return drafts
 
 
 def _task_state(artifact: Artifact, definition: Any, spans: dict[Pointer, Span],

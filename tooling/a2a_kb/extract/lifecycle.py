@@ -18,7 +18,45 @@ from .artifact import Draft
 TASK_STATE = "TaskState"
 # Values that name no state a task can be in: proto's zero value and "cannot be determined".
 NOT_NAMED = ("unknown", "unspecified")
-CLASSES = ("terminal", "interrupted", "active", "unclassified")
+# What a source can say of a state's class. The positive classes name the group the state is
+# in; a negative class keeps a source's "not an interrupted or terminal state" as said, which
+# rules groups out without naming one. ``unclassified``: the source classifies other states
+# of the same presentation and says nothing of this one.
+POSITIVE_CLASSES = ("terminal", "interrupted", "active")
+NEGATIVE_CLASSES = ("not-interrupted-or-terminal", "not-interrupted", "not-terminal")
+CLASSES = (*POSITIVE_CLASSES, *NEGATIVE_CLASSES, "unclassified")
+
+
+def ruled_out(state_class: str) -> frozenset[str]:
+    """The positive classes a negative class excludes (none for any other class).
+
+    >>> sorted(ruled_out("not-interrupted-or-terminal"))
+    ['interrupted', 'terminal']
+    """
+    if state_class not in NEGATIVE_CLASSES:
+        return frozenset()
+    return frozenset(state_class.removeprefix("not-").split("-or-"))
+
+
+def classes_disagree(a: str, b: str) -> bool:
+    """Whether two sources' classes of one state cannot both hold. A source that says
+    nothing (``unclassified``) disagrees with none; two positive classes disagree when they
+    differ; a negative class disagrees with the positive classes it rules out, and with no
+    other (``active`` is neither interrupted nor terminal, so it agrees with
+    ``not-interrupted-or-terminal``).
+
+    >>> classes_disagree("not-interrupted-or-terminal", "interrupted")
+    True
+    >>> classes_disagree("not-interrupted-or-terminal", "active")
+    False
+    >>> classes_disagree("terminal", "unclassified")
+    False
+    """
+    if "unclassified" in (a, b) or a == b:
+        return False
+    if a in POSITIVE_CLASSES and b in POSITIVE_CLASSES:
+        return True
+    return b in ruled_out(a) or a in ruled_out(b)
 
 # Words a source uses to classify one state. The proto comments say "This is a terminal
 # state" or "This is an interrupted state"; the v0.3.0 gRPC file says of AUTH_REQUIRED
@@ -26,6 +64,7 @@ CLASSES = ("terminal", "interrupted", "active", "unclassified")
 # state)", "(Effectively a terminal state …)" and "(Task is paused)". "Paused" is the v0.x
 # word for what the proto and v1 call interrupted: the task waits for the client.
 _NEITHER = re.compile(r"\bnot an? (?:interrupted|terminal) or (?:interrupted|terminal) state\b")
+_NOT_ONE = re.compile(r"\bnot an? (interrupted|terminal) state\b")
 _INTERRUPTED = re.compile(r"\bthis is an interrupted state\b|\btask is paused\b")
 _TERMINAL = re.compile(r"(?:\bthis is a|\beffectively a|\()\s*terminal state\b")
 
@@ -36,13 +75,17 @@ def class_in_words(text: str) -> str | None:
     >>> class_in_words("Represents the status a task is finished. This is a terminal state")
     'terminal'
     >>> class_in_words("thus this is not an interrupted or terminal state.")
-    'unclassified'
+    'not-interrupted-or-terminal'
+    >>> class_in_words("Waiting for the client, but not a terminal state.")
+    'not-terminal'
     >>> class_in_words("Client may expect further updates or a terminal state.") is None
     True
     """
     words = " ".join(text.lower().split())
     if _NEITHER.search(words):
-        return "unclassified"
+        return "not-interrupted-or-terminal"
+    if (one := _NOT_ONE.search(words)) is not None:
+        return f"not-{one.group(1)}"
     if _INTERRUPTED.search(words):
         return "interrupted"
     if _TERMINAL.search(words):

@@ -9,13 +9,16 @@ gives the heading: Python-Markdown's toc slug of the heading's text, made unique
 toc does it (``_1``, ``_2`` …), which is what the spec's own ``#…`` links point at.
 
 Lifecycle passages (TaskState presentations, classifications, error tables) are read by
-:mod:`.passages`, which also explains how repeated passages are named.
+:mod:`.passages`, which also explains how repeated passages are named. The inventories of
+the document and of each section (headings, tables, diagrams, code blocks, normative and
+time-limit sentences; see :mod:`.inventory`) are read from the same tokens.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from html.parser import HTMLParser
 
 from markdown.extensions.toc import slugify, unique
 from markdown_it import MarkdownIt
@@ -23,6 +26,7 @@ from markdown_it.token import Token
 
 from ..facts import Fact
 from .artifact import Artifact, Draft
+from .inventory import DIAGRAM_LANGUAGES, DOCUMENT, KINDS, Inventory
 from .passages import (
     Passage,
     Table,
@@ -33,7 +37,7 @@ from .passages import (
     read_union,
 )
 
-VERSION = "1"
+VERSION = "3"
 
 # CommonMark plus GitHub tables: what the spec's Markdown needs. The parser keeps no
 # state between calls, so one instance serves every call.
@@ -81,10 +85,20 @@ def read_headings(tokens: list[Token], numbered: bool) -> dict[int, Heading]:
     return headings
 
 
-def section_drafts(headings: list[Heading], lines: list[str]) -> list[Draft]:
-    drafts: list[Draft] = []
+@dataclass(frozen=True, slots=True)
+class Section:
+    heading: Heading
+    subject: str  # the number of a numbered spec heading, else the anchor
+    numbered: bool
+    first_line: int
+    last_line: int
+
+
+def sections_of(headings: list[Heading], lines: list[str]) -> list[Section]:
+    """Each heading's section: from the heading to the line before the next heading of the
+    same or a higher level (trailing blank lines left out)."""
+    found: list[Section] = []
     numbers_seen: set[str] = set()
-    titles_seen: dict[str, int] = {}
     for i, heading in enumerate(headings):
         end = len(lines)
         for later in headings[i + 1 :]:
@@ -93,13 +107,23 @@ def section_drafts(headings: list[Heading], lines: list[str]) -> list[Draft]:
                 break
         while end > heading.line and not lines[end - 1].strip():
             end -= 1
-        text = "\n".join(lines[heading.line - 1 : end])
-        value = {"title": heading.title, "anchor": heading.anchor, "text": text}
         numbered = bool(heading.number) and heading.number not in numbers_seen
-        subject = heading.number if numbered else heading.anchor
-        drafts.append(Draft("section", subject, value, heading.line, end))
         if numbered:
             numbers_seen.add(heading.number)
+        found.append(Section(heading, heading.number if numbered else heading.anchor, numbered,
+                             heading.line, end))
+    return found
+
+
+def section_drafts(sections: list[Section], lines: list[str]) -> list[Draft]:
+    drafts: list[Draft] = []
+    titles_seen: dict[str, int] = {}
+    for section in sections:
+        heading = section.heading
+        text = "\n".join(lines[section.first_line - 1 : section.last_line])
+        value = {"title": heading.title, "anchor": heading.anchor, "text": text}
+        drafts.append(Draft("section", section.subject, value, section.first_line, section.last_line))
+        if section.numbered:
             slug = slugify(heading.title, "-")
             titles_seen[slug] = titles_seen.get(slug, 0) + 1
             if titles_seen[slug] > 1:
@@ -177,6 +201,92 @@ def find_passages(tokens: list[Token], headings: dict[int, Heading]) -> list[Pas
     return passages
 
 
+class _Images(HTMLParser):
+    """The ``<img>`` tags of a piece of raw HTML in the Markdown, as (alt, src)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img":
+            named = dict(attrs)
+            self.found.append((named.get("alt") or "", named.get("src") or ""))
+
+
+def _html_images(html: str) -> list[tuple[str, str]]:
+    parser = _Images()
+    parser.feed(html)
+    parser.close()
+    return parser.found
+
+
+def _first_line(code: str) -> str:
+    return next((line.strip() for line in code.splitlines() if line.strip()), "")
+
+
+def _token_items(tokens: list[Token], index: int) -> tuple[list[tuple[str, str]], list[str]]:
+    """What the token at ``index`` adds to an inventory: (kind, item) pairs, and prose."""
+    token = tokens[index]
+    items: list[tuple[str, str]] = []
+    prose: list[str] = []
+    if token.type == "heading_open":
+        items.append(("headings", tokens[index + 1].content))
+    elif token.type in ("fence", "code_block"):
+        language = (token.info.split() or ["text"])[0].lower() if token.type == "fence" else "text"
+        entry = f"{language}: {_first_line(token.content)}"
+        items.append(("code-blocks", entry))
+        if language in DIAGRAM_LANGUAGES:
+            items.append(("diagrams", entry))
+    elif token.type == "thead_open":
+        cells = []
+        for cell in tokens[index + 1 :]:
+            if cell.type == "thead_close":
+                break
+            if cell.type == "inline":
+                cells.append(cell.content)
+        items.append(("tables", " | ".join(cells)))
+    elif token.type == "inline" and not (index and tokens[index - 1].type == "heading_open"):
+        prose.append(token.content)
+        for child in token.children or []:
+            if child.type == "image":
+                items.append(("diagrams", f"image: {child.content} {child.attrs.get('src', '')}"))
+            elif child.type == "html_inline":
+                items += [("diagrams", f"image: {alt} {src}") for alt, src in _html_images(child.content)]
+    elif token.type == "html_block":
+        items += [("diagrams", f"image: {alt} {src}") for alt, src in _html_images(token.content)]
+    return items, prose
+
+
+def inventory_drafts(tokens: list[Token], headings: dict[int, Heading], sections: list[Section],
+                     line_count: int) -> list[Draft]:
+    """The inventories of the document and of every section that holds something.
+
+    Every token adds to the document's inventory and to those of the sections it lies in:
+    the section of the heading last seen and the sections enclosing that one.
+    """
+    section_at = {s.heading.line: s for s in sections}
+    document = Inventory()
+    by_section = {s.subject: Inventory() for s in sections}
+    chain: list[Section] = []  # the sections open at the current token, outermost first
+    for index in range(len(tokens)):
+        if index in headings:
+            heading = headings[index]
+            chain = [s for s in chain if s.heading.level < heading.level]
+            chain.append(section_at[heading.line])
+        items, prose = _token_items(tokens, index)
+        for scope in (document, *(by_section[s.subject] for s in chain)):
+            for kind, item in items:
+                scope.add(kind, item)
+            for text in prose:
+                scope.add_prose(text)
+    drafts = document.drafts(DOCUMENT, 1, max(line_count, 1), KINDS, always=True)
+    for section in sections:
+        drafts += by_section[section.subject].drafts(
+            f"§{section.subject}", section.first_line, section.last_line, KINDS, always=False)
+    return drafts
+
+
 def _extract(artifact: Artifact, spec: bool) -> list[Fact]:
     text = artifact.text
     tokens = _MARKDOWN.parse(text)
@@ -187,7 +297,10 @@ def _extract(artifact: Artifact, spec: bool) -> list[Fact]:
     if spec and not any(h.number for h in ordered):
         raise artifact.fail("no numbered sections (like `### 3.1.5. Cancel Task`)")
     passages = find_passages(tokens, headings)
-    drafts = section_drafts(ordered, text.splitlines()) + publish(passages)
+    lines = text.splitlines()
+    sections = sections_of(ordered, lines)
+    drafts = (section_drafts(sections, lines) + publish(passages)
+              + inventory_drafts(tokens, headings, sections, len(lines)))
     if spec and not any(d.kind == "terminal-states" for d in drafts):
         raise artifact.fail("no passage that lists the terminal states of TaskState")
     return artifact.facts(drafts)

@@ -8,7 +8,9 @@ prints to stderr and carries on) for one that stops with the position of the err
 
 Read: the TaskState enum (numbers, comments, and the class each comment gives its value),
 every message's fields (number, type, required through ``(google.api.field_behavior) =
-REQUIRED``, ``json_name``), reserved numbers and names, and every service's methods.
+REQUIRED``, ``json_name``), reserved numbers and names, and every service's methods; and
+the inventories (:mod:`.inventory`) of the comments' normative and time-limit sentences,
+for the file and for each top-level declaration.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from proto_schema_parser.parser import Parser
 
 from ..facts import Fact
 from .artifact import Artifact, Draft
+from .inventory import DOCUMENT, PROSE_KINDS, Inventory
 from .lifecycle import TASK_STATE, EnumEntry, class_in_words, enum_drafts
 
-VERSION = "1"
+VERSION = "4"
 
 Span = tuple[int, int]
 
@@ -146,7 +149,43 @@ def extract(artifact: Artifact) -> list[Fact]:
     for kind, what in (("message-fields", "message"), ("rpc-methods", "service")):
         if not any(d.kind == kind for d in drafts):
             raise artifact.fail(f"no {what} declarations in the file")
+    drafts += _inventories(positions, len(artifact.text.splitlines()))
     return artifact.facts(drafts)
+
+
+def _comment_blocks(positions: _Positions) -> list[tuple[int, int, str]]:
+    """Runs of whole-line comments on consecutive lines, and each trailing comment, as
+    (first line, last line, text): a sentence never runs from one block into another."""
+    blocks: list[tuple[int, int, str]] = []
+    for line in sorted(positions.comments):
+        text = positions.comments[line]
+        if blocks and blocks[-1][1] == line - 1 and (blocks[-1][0], line - 1) not in positions.trailing:
+            first, _, words = blocks[-1]
+            blocks[-1] = (first, line, f"{words} {text}".strip())
+        else:
+            blocks.append((line, line, text))
+    blocks += [(line, line, text) for line, text in positions.trailing.items()]
+    return sorted(blocks)
+
+
+def _inventories(positions: _Positions, line_count: int) -> list[Draft]:
+    """What the comments say that is normative or about time limits, for the whole file
+    and for each top-level message, enum and service (its leading comment included)."""
+    declarations = []
+    for key, (start, end) in positions.spans.items():
+        if len(key) == 2 and key[0] in ("message", "enum", "service"):
+            declarations.append((key[1], _leading_comment(positions, start)[1], end))
+    document = Inventory()
+    by_name = {name: Inventory() for name, _, _ in declarations}
+    for first, last, text in _comment_blocks(positions):
+        document.add_prose(text)
+        for name, start, end in declarations:
+            if start <= first and last <= end:
+                by_name[name].add_prose(text)
+    drafts = document.drafts(DOCUMENT, 1, max(line_count, 1), PROSE_KINDS, always=True)
+    for name, start, end in sorted(declarations, key=lambda d: d[1]):
+        drafts += by_name[name].drafts(name, start, end, PROSE_KINDS, always=False)
+    return drafts
 
 
 def _walk(elements: list[Any], scope: list[str]) -> list[tuple[Any, list[str]]]:

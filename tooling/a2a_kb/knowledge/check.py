@@ -4,10 +4,14 @@ A claim's verdict is computed in this order:
 
 1. ``drifted``       a source it rests on no longer matches its pinned sha256;
 2. ``quote-missing`` its quote is not (or no longer) in the source;
-3. ``verified``      every ``expect`` holds against the facts of its source;
-4. ``contradicted``  an ``expect`` fails (``stale`` when the claim tracks the latest spec:
-                     a secondary source's statement about the current spec, now out of date);
-5. ``unverifiable``  nothing about it can be checked with the pinned sources.
+3. ``verified``      every ``expect`` holds, at every version the claim names (see
+                     :mod:`.plan`: the claim's own checks run on the counterpart of its
+                     source at each version);
+4. ``contradicted``  an ``expect`` fails at some version, which the message names
+                     (``stale`` when the claim tracks the latest spec: a secondary source's
+                     statement about the current spec, now out of date);
+5. ``unverifiable``  nothing about it can be checked with the pinned sources, or the claim
+                     reports what a page, paper or SDK says and no check reads that source.
 
 The run fails when a computed verdict differs from the recorded one; that is how CI learns
 that the world changed. Secondary sources read longer ago than the configured age warn
@@ -30,6 +34,22 @@ from ..records.kb import KnowledgeBase
 from ..records.loader import collector_paused
 from ..records.model import Claim, Expectation, Source
 from ..sources.cache import Cache, CacheEntry
+from .plan import Plan, Run, plan
+
+
+@dataclass
+class VersionResult:
+    """How a claim fares at one of its versions: ``holds``, ``fails``, ``quote-missing``,
+    ``no-counterpart`` (its source's file does not exist there) or ``not-checked``."""
+
+    version: str
+    status: str
+    sources: list[str]  # the copies whose checks stand for this version
+    message: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"version": self.version, "status": self.status, "sources": self.sources,
+                "message": self.message}
 
 
 @dataclass
@@ -40,6 +60,11 @@ class ClaimResult:
     evidence: list[Fact] = field(default_factory=list)
     # The source whose pinned copy the cache lacks, which kept this claim from being checked.
     blocked_by: str = ""
+    by_version: list[VersionResult] = field(default_factory=list)
+
+    @property
+    def failing_versions(self) -> list[str]:
+        return [v.version for v in self.by_version if v.status in ("fails", "quote-missing")]
 
     @property
     def changed(self) -> bool:
@@ -59,6 +84,7 @@ class ClaimResult:
                 {"source": f.source, "fact": f.key, "lines": [f.line_start, f.line_end]}
                 for f in self.evidence
             ],
+            "by_version": [v.as_json() for v in self.by_version],
         }
 
 
@@ -196,9 +222,8 @@ def _matches(op: str, actual: Any, expected: Any) -> bool:
     if op == "date-equals":
         return str(actual)[:10] == str(expected)[:10]
     if op in ("matches", "not-matches"):
-        # RE2, never `re`: a claim's pattern must not be able to hang the check.
         try:
-            found = patterns.search(str(expected), str(actual))
+            found = _matching_item(str(expected), actual) is not None
         except patterns.PatternError:
             return False  # validation reports the pattern; an unvalidated KB fails the check
         return found if op == "matches" else not found
@@ -206,6 +231,15 @@ def _matches(op: str, actual: Any, expected: Any) -> bool:
         text = actual.get("text", "") if isinstance(actual, dict) else str(actual)
         return _norm(str(expected)) in _norm(text)
     return False
+
+
+def _matching_item(pattern: str, actual: Any) -> str | None:
+    """The first item a pattern is found in, or None. A list (an inventory) is searched item
+    by item, so that a pattern never matches across two sentences or two table headers;
+    anything else as its text. RE2, never ``re``: a claim's pattern must not be able to hang
+    the check."""
+    items = [str(a) for a in actual] if isinstance(actual, list) else [str(actual)]
+    return next((item for item in items if patterns.search(pattern, item)), None)
 
 
 def _show(value: Any, limit: int = 160) -> str:
@@ -226,83 +260,151 @@ def evaluate(claim: Claim, kb: KnowledgeBase, book: FactBook) -> ClaimResult:
 
 
 def _evaluate(claim: Claim, kb: KnowledgeBase, book: FactBook) -> ClaimResult:
-    involved: list[Source] = []
-    own = kb.sources.get(claim.source)
-    if own is not None and own.checkable:
-        involved.append(own)
-    targets: list[tuple[Expectation, Source]] = []
-    for e in claim.expect:
-        target = kb.resolve_source(e.source) if e.source else own
-        if target is None or not target.checkable:
-            return ClaimResult(
-                claim,
-                "unverifiable",
-                f"expect source '{e.source or claim.source}' has no pinned copy",
-            )
-        targets.append((e, target))
-        if target not in involved:
-            involved.append(target)
-
-    for source in involved:
+    steps = plan(claim, kb)
+    if steps.unresolved:
+        return ClaimResult(claim, "unverifiable", steps.unresolved)
+    for source in steps.sources:
         why = book.drifted(source)
         if why:
             blocked = "" if book.has_pinned_copy(source) else source.id
             return ClaimResult(claim, "drifted", why, blocked_by=blocked)
 
-    if claim.quote and own is not None and own.checkable:
-        text = book.text(own)
-        where = text
-        section = claim.locator.removeprefix("§").strip() if claim.locator.startswith("§") else ""
-        if section:
-            facts = book.facts(own).get(f"section:{section}")
-            if facts:
-                where = (
-                    str(facts[0].value.get("text", ""))
-                    if isinstance(facts[0].value, dict)
-                    else text
-                )
-        if _norm(claim.quote) not in _norm(where):
-            scope = f"§{section} of " if section else ""
-            return ClaimResult(
-                claim, "quote-missing", f"the quoted words are not in {scope}{own.id}"
-            )
+    outcomes = [_run(claim, run, book) for run in steps.runs]
+    by_version = _by_version(claim, steps, outcomes)
+    missing = [o for o in outcomes if o.quote_missing]
+    if missing:
+        where = ", ".join(o.run.source.id for o in missing)
+        scope = f"§{_quoted_section(claim)} of " if _quoted_section(claim) else ""
+        return ClaimResult(claim, "quote-missing", _at_versions(claim, missing)
+                           + f"the quoted words are not in {scope}{where}", by_version=by_version)
 
-    evidence: list[Fact] = []
-    for e, target in targets:
+    evidence = [f for o in outcomes for f in o.evidence]
+    failed = [o for o in outcomes if o.failure]
+    if failed:
+        verdict = "stale" if claim.tracks == "latest" else "contradicted"
+        return ClaimResult(claim, verdict, _at_versions(claim, failed) + failed[0].failure,
+                           evidence, by_version=by_version)
+
+    checks = len(claim.expect)  # each is run on every copy that stands for a version
+    gaps = _gaps(steps)
+    if checks:
+        where = ", ".join(sorted({o.run.source.id for o in outcomes if o.run.expects}))
+        message = f"{checks} check(s) hold against {where}{gaps}"
+    elif any(o.run.quote for o in outcomes):
+        where = ", ".join(o.run.source.id for o in outcomes if o.run.quote)
+        message = f"the quoted words are in {where}{gaps}"
+    else:
+        return ClaimResult(claim, "unverifiable", "no check is possible with the pinned sources",
+                           by_version=by_version)
+    if kb.reports_a_source(claim) and not kb.reads_own_source(claim):
+        return ClaimResult(
+            claim, "unverifiable",
+            f"{message}, but not one reads {claim.source}, which the claim reports: what a "
+            "source says is verified only against that source (a check of another can find "
+            "it stale, never verify it)", evidence, by_version=by_version)
+    return ClaimResult(claim, "verified", message, evidence, by_version=by_version)
+
+
+@dataclass
+class _Outcome:
+    """What the checks of one run found in their copy."""
+
+    run: Run
+    quote_missing: bool = False
+    failure: str = ""
+    evidence: list[Fact] = field(default_factory=list)
+
+
+def _quoted_section(claim: Claim) -> str:
+    return claim.locator.removeprefix("§").strip() if claim.locator.startswith("§") else ""
+
+
+def _run(claim: Claim, run: Run, book: FactBook) -> _Outcome:
+    outcome = _Outcome(run)
+    target = run.source
+    if run.quote:
+        text = book.text(target)
+        where = text
+        section = _quoted_section(claim)
+        if section:
+            facts = book.facts(target).get(f"section:{section}")
+            if facts and isinstance(facts[0].value, dict):
+                where = str(facts[0].value.get("text", ""))
+        if _norm(claim.quote) not in _norm(where):
+            outcome.quote_missing = True
+            return outcome
+    for e in run.expects:
         found = book.facts(target).get(e.fact, [])
         if e.op == "absent":
             if found:
-                return _failed(
-                    claim,
-                    f"{e.fact} is present in {target.id} (lines {found[0].line_start}–{found[0].line_end})",
-                    found[:1],
-                )
+                outcome.failure = (f"{e.fact} is present in {target.id} "
+                                   f"(lines {found[0].line_start}–{found[0].line_end})")
+                outcome.evidence.append(found[0])
+                return outcome
             continue
         if not found:
-            return _failed(claim, f"{target.id} has no fact {e.fact}", [])
-        fact = found[0]
-        evidence.append(fact)
+            outcome.failure = f"{target.id} has no fact {e.fact}"
+            return outcome
+        outcome.evidence.append(found[0])
         if not any(_matches(e.op, f.value, e.value) for f in found):
-            want = "" if e.op == "present" else f" {_show(e.value)}"
-            return _failed(
-                claim,
-                f"{e.fact} in {target.id} is {_show(fact.value)}; expected {e.op}{want}",
-                evidence,
-            )
-
-    if targets:
-        where = ", ".join(sorted({t.id for _, t in targets}))
-        return ClaimResult(
-            claim, "verified", f"{len(targets)} check(s) hold against {where}", evidence
-        )
-    if claim.quote and own is not None and own.checkable:
-        return ClaimResult(claim, "verified", f"the quoted words are in {own.id}")
-    return ClaimResult(claim, "unverifiable", "no check is possible with the pinned sources")
+            outcome.failure = _mismatch(e, target, found[0])
+            return outcome
+    return outcome
 
 
-def _failed(claim: Claim, message: str, evidence: list[Fact]) -> ClaimResult:
-    verdict = "stale" if claim.tracks == "latest" else "contradicted"
-    return ClaimResult(claim, verdict, message, evidence)
+def _at_versions(claim: Claim, outcomes: list[_Outcome]) -> str:
+    """"fails at 0.2.0, 0.2.1: " when the claim names several versions and the failing
+    copies stand for some of them."""
+    versions = [v for v in claim.versions for o in outcomes if v in o.run.versions]
+    if len(claim.versions) < 2 or not versions:
+        return ""
+    return f"fails at {', '.join(dict.fromkeys(versions))}: "
+
+
+def _gaps(steps: Plan) -> str:
+    """What the message must say of versions that were not checked."""
+    parts = []
+    if steps.no_counterpart:
+        parts.append(f"not checked at {', '.join(steps.no_counterpart)}: "
+                     + "; ".join(dict.fromkeys(steps.no_counterpart.values())))
+    if steps.unchecked:
+        parts.append(f"no check reads a source of {', '.join(steps.unchecked)}")
+    return "".join(f"; {p}" for p in parts)
+
+
+def _by_version(claim: Claim, steps: Plan, outcomes: list[_Outcome]) -> list[VersionResult]:
+    """For each version the claim names: whether its checks hold there, and on which copies."""
+    result = []
+    for version in claim.versions:
+        mine = [o for o in outcomes if version in o.run.versions or not o.run.versions]
+        sources = [o.run.source.id for o in mine if o.run.expects or o.run.quote]
+        if version in steps.no_counterpart:
+            result.append(VersionResult(version, "no-counterpart", sources,
+                                        steps.no_counterpart[version]))
+        elif version in steps.unchecked or not sources:
+            result.append(VersionResult(version, "not-checked", sources,
+                                        "no check reads a source of this version"))
+        elif any(o.quote_missing for o in mine):
+            result.append(VersionResult(version, "quote-missing", sources,
+                                        "the quoted words are not in " + ", ".join(
+                                            o.run.source.id for o in mine if o.quote_missing)))
+        elif any(o.failure for o in mine):
+            result.append(VersionResult(version, "fails", sources,
+                                        next(o.failure for o in mine if o.failure)))
+        else:
+            result.append(VersionResult(version, "holds", sources))
+    return result
+
+
+def _mismatch(e: Expectation, target: Source, fact: Fact) -> str:
+    """Why an expect fails: what the fact holds, and for a pattern that must not be found,
+    the item it was found in (an inventory is long; the item is what the reader needs)."""
+    if e.op == "not-matches" and isinstance(fact.value, list):
+        item = _matching_item(str(e.value), fact.value)
+        return (f"{e.fact} in {target.id} (lines {fact.line_start}–{fact.line_end}) has "
+                f"{_show(item)}, which matches {_show(e.value)}; expected not-matches")
+    want = "" if e.op == "present" else f" {_show(e.value)}"
+    return f"{e.fact} in {target.id} is {_show(fact.value)}; expected {e.op}{want}"
 
 
 @collector_paused()

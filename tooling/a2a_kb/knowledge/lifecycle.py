@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..extract.lifecycle import POSITIVE_CLASSES, ruled_out
 from ..output import envelope
 from ..records.kb import KnowledgeBase
 from ..sources.cache import Cache
@@ -20,12 +21,19 @@ from .states import state_table
 
 # Whichever way the sources of one version disagree, the simulator needs one class per
 # state: the class most sources of that version give, ties going to the stricter class.
+# A negative class ("not an interrupted or terminal state") names no group; it settles the
+# class only when no source names one and it leaves one group open.
 _STRICTNESS = {"terminal": 3, "interrupted": 2, "active": 1, "unclassified": 0}
 
 
 def settled_class(classes: dict[str, str], name: str) -> str:
-    stated = [c for c in classes.values() if c != "unclassified"]
+    stated = [c for c in classes.values() if c in POSITIVE_CLASSES]
     if not stated:
+        open_groups = set(POSITIVE_CLASSES)
+        for c in classes.values():
+            open_groups -= ruled_out(c)
+        if len(open_groups) == 1:
+            return open_groups.pop()
         return "active" if name in ("submitted", "working") else "unclassified"
     counts = Counter(stated)
     return max(counts, key=lambda c: (counts[c], _STRICTNESS.get(c, 0)))

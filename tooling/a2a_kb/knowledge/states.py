@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..extract.lifecycle import state_name
+from ..extract.lifecycle import classes_disagree, state_name
 from ..facts import CANONICAL_STATES, Fact, canonical_state
 from ..records.kb import KnowledgeBase
-from ..records.model import Source
+from ..records.model import Claim, Source
 from ..sources.cache import Cache
 from .check import FactBook
 
@@ -102,14 +102,14 @@ def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -
                     "lines": [fact.line_start, fact.line_end],
                     "permalink": src.permalink(fact.line_start, fact.line_end),
                 }
-        stated = {c for c in by_source.values() if c != "unclassified"}
         rows.append(
             {
                 "name": state,
                 "number": numbers.get(state),
                 "spellings": spellings.get(state, {}),
                 "class": by_source,
-                "disagreement": len(stated) > 1,
+                "disagreement": disagreement(by_source),
+                "conflicts": conflicts_about(kb, v.id, state),
                 "evidence": evidence.get(state, {}),
                 "description": descriptions.get(state, ""),
             }
@@ -126,6 +126,33 @@ def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -
         "counts": counts,
         "states": rows,
     }
+
+
+def disagreement(by_source: dict[str, str]) -> bool:
+    """Whether two sources give a state classes that cannot both hold (a source that says
+    nothing of it disagrees with none; see :func:`a2a_kb.extract.lifecycle.classes_disagree`)."""
+    stated = list(by_source.values())
+    return any(classes_disagree(a, b) for i, a in enumerate(stated) for b in stated[i + 1 :])
+
+
+def _names_state(claim: Claim, state: str) -> bool:
+    """Whether a claim is about one state: its subject or locator is ``TaskState.<spelling>``
+    (a subject may go on after a ``/``: ``TaskState.auth-required/set-by``)."""
+    for where in (claim.subject, claim.locator):
+        head = where.split("/", 1)[0].split(" ", 1)[0]
+        if head.startswith("TaskState.") and canonical_state(head.removeprefix("TaskState.")) == state:
+            return True
+    return False
+
+
+def conflicts_about(kb: KnowledgeBase, version: str, state: str) -> list[str]:
+    """The register's conflicts that a claim about ``state`` at ``version`` belongs to, in
+    the register's order: how a reader of the state table finds where the disagreement is
+    discussed."""
+    named = {cid for c in kb.claims.values()
+             if c.conflicts and version in c.versions and _names_state(c, state)
+             for cid in c.conflicts}
+    return [cid for cid in kb.conflicts if cid in named]
 
 
 def all_versions(kb: KnowledgeBase) -> list[dict[str, Any]]:
@@ -183,10 +210,14 @@ def format_table(table: dict[str, Any]) -> str:
                 *cls,
             ]
         )
-    note = (
-        "\n* sources of this version disagree on the class"
-        if any(r["disagreement"] for r in table["states"])
-        else ""
+    disagreeing = [r for r in table["states"] if r["disagreement"]]
+    note = "".join(
+        f"\n* {r['name']}: the sources disagree on its class ("
+        + ", ".join(f"{sid} {cls}" for sid, cls in r["class"].items() if cls != "unclassified")
+        + "); "
+        + (f"conflict {', '.join(r['conflicts'])} in the register" if r["conflicts"]
+           else "no conflict in the register names it")
+        for r in disagreeing
     )
     return (
         f"{table['title']} ({table['commit'][:7]}): {len(table['states'])} values\n"

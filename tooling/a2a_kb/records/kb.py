@@ -95,6 +95,23 @@ class KnowledgeBase:
             return self.sources.get(f"{prefix}@{latest.ref}")
         return self.sources.get(ref)
 
+    def reports_a_source(self, claim: Claim) -> bool:
+        """Whether the claim tells what another party says: its source is a secondary one
+        (a web page, a paper, the dossier) or one with no pinned copy (an SDK's code, an
+        issue). Such a claim can be verified only by reading that source; a check of the
+        specification can find what it reports out of date, never confirm that it says so."""
+        own = self.sources.get(claim.source)
+        return own is None or not own.checkable or own.authority == "secondary"
+
+    def reads_own_source(self, claim: Claim) -> bool:
+        """Whether any check of the claim (its quote, an expect) reads the source it cites."""
+        own = self.sources.get(claim.source)
+        if own is None or not own.checkable:
+            return False
+        if claim.quote or any(not e.source for e in claim.expect):
+            return True
+        return any(self.resolve_source(e.source) is own for e in claim.expect)
+
     def sources_of(self, version: str) -> list[Source]:
         """The pinned primary sources that belong to ``version``."""
         key = self.version(version).id

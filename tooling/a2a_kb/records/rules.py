@@ -526,6 +526,27 @@ def answers(ctx: Context) -> Iterator[Diagnostic]:
             )
 
 
+def reported_claims(ctx: Context) -> Iterator[Diagnostic]:
+    """A claim that tells what a page, a paper, an SDK or the dossier says is verified only
+    against that source. Checked against another (the proto, for a page's count of states),
+    it can be found stale, never verified: the check confirms the spec, not the page."""
+    kb = ctx.kb
+    for claim in kb.claims.values():
+        checked = bool(claim.expect or claim.quote)
+        if (claim.verdict == "verified" and checked and kb.reports_a_source(claim)
+                and not kb.reads_own_source(claim)):
+            read = sorted({e.source for e in claim.expect if e.source})
+            yield Diagnostic(
+                _claim_marks(ctx, claim)("verdict"),
+                "reported-claim-verified",
+                f"claim '{claim.id}' reports what '{claim.source}' says, but is recorded verified "
+                f"on checks of {', '.join(read) or 'other sources'}, which do not read it",
+                "record it unverifiable (its checks can still find it stale), or pin a copy of "
+                f"'{claim.source}' and check that",
+                record_id=claim.id,
+            )
+
+
 RULES: list[Rule] = [
     unique_ids,
     versions_in_order,
@@ -537,4 +558,5 @@ RULES: list[Rule] = [
     pinned_sources,
     upstream_references,
     answers,
+    reported_claims,
 ]

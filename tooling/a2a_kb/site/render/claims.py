@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from typing import Any
 
+from ...knowledge.plan import plan
 from ...records.model import Claim
 from .. import paths
 from ..data import SiteData
@@ -20,6 +22,33 @@ class Evidence:
 
 
 @dataclass
+class Copy:
+    """A copy of a source a check ran on, and the claim's versions it stood for."""
+
+    source: str
+    href: str
+    versions: str  # "1.0.0, 1.0.1", or "" when the copy stands for every version
+
+
+@dataclass
+class Comparison:
+    """One check as the machine runs it: the fact read, the operation, the value compared."""
+
+    fact: str  # a fact key, or "the quote"
+    op: str
+    value: str
+    copies: list[Copy] = field(default_factory=list)
+
+
+@dataclass
+class VersionRow:
+    version: str
+    status: str  # holds, fails, quote-missing, no-counterpart, not-checked
+    sources: str
+    message: str
+
+
+@dataclass
 class ClaimView:
     claim: Claim
     verdict: str
@@ -32,6 +61,42 @@ class ClaimView:
     conflicts: list[tuple[str, str]]  # (conflict id, link to its anchor)
     related: list[tuple[str, str]]
     evidence: list[Evidence]
+    comparisons: list[Comparison] = field(default_factory=list)
+    by_version: list[VersionRow] = field(default_factory=list)
+
+
+_VALUE_LIMIT = 300
+
+
+def _shown(value: Any) -> str:
+    """An expected value as the reader would write it in the claim: JSON, cut if long."""
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= _VALUE_LIMIT else text[: _VALUE_LIMIT - 1] + "…"
+
+
+def comparisons(data: SiteData, link: Linker, claim: Claim) -> list[Comparison]:
+    """Every check of the claim, each with the copies it is run on (the claim's source and
+    its counterparts at the other versions, or the one copy an expect names)."""
+    steps = plan(claim, data.kb)
+    rows: dict[tuple[str, str, str], Comparison] = {}
+
+    def add(fact: str, op: str, value: Any, source_id: str, versions: list[str]) -> None:
+        key = (fact, op, _shown(value))
+        row = rows.setdefault(key, Comparison(fact, op, key[2]))
+        src = data.kb.sources.get(source_id)
+        href = (common.capture_href(link, src) if src is not None and src.id in data.transcripts
+                else common.source_href(data, source_id))
+        row.copies.append(Copy(source_id, href, ", ".join(versions)))
+
+    for run in steps.runs:
+        if run.quote:
+            add("the quote", "is in the source" if not claim.locator.startswith("§")
+                else f"is in {claim.locator}", claim.quote, run.source.id, run.versions)
+        for e in run.expects:
+            add(e.fact, e.op, e.value, run.source.id, run.versions)
+    return list(rows.values())
 
 
 def view(data: SiteData, link: Linker, claim: Claim) -> ClaimView:
@@ -63,6 +128,9 @@ def view(data: SiteData, link: Linker, claim: Claim) -> ClaimView:
         related=[(rid, link.page(paths.CLAIMS, paths.claim_anchor(rid)))
                  for rid in claim.related if rid in data.kb.claims],
         evidence=evidence,
+        comparisons=comparisons(data, link, claim),
+        by_version=[VersionRow(r.version, r.status, ", ".join(r.sources), r.message)
+                    for r in (result.by_version if result else [])],
     )
 
 

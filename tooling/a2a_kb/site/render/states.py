@@ -17,7 +17,8 @@ from .common import Cite
 
 # Columns of spellings, in the order the bindings appeared in A2A's history.
 _BINDING_ORDER = ("json", "grpc", "proto", "spec", "docs")
-_CLASS_ORDER = ("active", "interrupted", "terminal", "unclassified")
+_CLASS_ORDER = ("active", "interrupted", "terminal", "not-interrupted-or-terminal",
+                "not-interrupted", "not-terminal", "unclassified")
 
 
 @dataclass
@@ -45,6 +46,12 @@ class Statement:
 
 
 @dataclass
+class ConflictLink:
+    id: str
+    href: str
+
+
+@dataclass
 class Row:
     name: str
     anchor: str
@@ -55,6 +62,7 @@ class Row:
     spellings: dict[str, Spelling]
     classes: dict[str, list[SourceCell]]  # class → the sources that give it
     cites: list[Cite]
+    conflicts: list[ConflictLink] = field(default_factory=list)  # the register's, about this state
     set_by: list[Statement] = field(default_factory=list)
     client_next: list[Statement] = field(default_factory=list)
 
@@ -119,6 +127,8 @@ def _row(data: SiteData, link: Linker, version: str, table: dict[str, Any], raw:
         spellings=spellings,
         classes={k: classes[k] for k in sorted(classes, key=_class_rank)},
         cites=[common.cite(data, link, c) for c in common.about_state(data, version, state)],
+        conflicts=[ConflictLink(cid, link.page(paths.CONFLICTS, paths.conflict_anchor(cid)))
+                   for cid in raw.get("conflicts", [])],
         set_by=_statements(data, link, common.with_role(data, version, state, "set-by")),
         client_next=_statements(data, link, common.with_role(data, version, state, "client-next")),
     )

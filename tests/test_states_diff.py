@@ -71,7 +71,10 @@ def test_v030_bindings_disagree_on_auth_required(
     }
     # The gRPC proto's "not an interrupted or terminal state" is a class of its own, and it
     # cannot hold beside Life of a Task's "interrupted": the table flags it, naming D7.
-    assert auth["class"]["grpc-proto@v0.3.0"] == "not-interrupted-or-terminal"
+    assert auth["stated"]["grpc-proto@v0.3.0"] == "not-interrupted-or-terminal"
+    # The contract's `class` keeps its four values: ruling out two groups leaves active.
+    assert auth["class"]["grpc-proto@v0.3.0"] == "active"
+    assert set(auth["class"].values()) <= {"active", "interrupted", "terminal", "unclassified"}
     assert auth["class"]["life-of-a-task@v0.3.0"] == "interrupted"
     assert auth["disagreement"] is True and auth["conflicts"] == ["D7"]
     # A source that says nothing of a state does not disagree: spec@v0.3.0 classifies only

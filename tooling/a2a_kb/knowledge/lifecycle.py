@@ -58,7 +58,7 @@ def version_model(kb: KnowledgeBase, version: str, book: FactBook) -> dict[str, 
     table = state_table(kb, version, book)
     states = []
     for row in table["states"]:
-        cls = settled_class(row["class"], row["name"])
+        cls = settled_class(row["stated"], row["name"])
         spelling = next(iter(row["spellings"].values()), row["name"])
         states.append(
             {

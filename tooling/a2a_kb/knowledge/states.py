@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..extract.lifecycle import classes_disagree, state_name
+from ..extract.lifecycle import POSITIVE_CLASSES, classes_disagree, ruled_out, state_name
 from ..facts import CANONICAL_STATES, Fact, canonical_state
 from ..records.kb import KnowledgeBase
 from ..records.model import Claim, Source
@@ -93,7 +93,7 @@ def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -
     for state in sorted(
         order, key=lambda st: (numbers.get(st) is None, numbers.get(st) or 0, order.index(st))
     ):
-        by_source = {sid: cls[state][0] for sid, cls in classes.items() if state in cls}
+        stated = {sid: cls[state][0] for sid, cls in classes.items() if state in cls}
         for sid, cls in classes.items():
             fact = cls.get(state, ("", None))[1]
             if fact is not None and sid not in evidence.get(state, {}):
@@ -107,8 +107,9 @@ def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -
                 "name": state,
                 "number": numbers.get(state),
                 "spellings": spellings.get(state, {}),
-                "class": by_source,
-                "disagreement": disagreement(by_source),
+                "class": {sid: contract_class(c) for sid, c in stated.items()},
+                "stated": stated,
+                "disagreement": disagreement(stated),
                 "conflicts": conflicts_about(kb, v.id, state),
                 "evidence": evidence.get(state, {}),
                 "description": descriptions.get(state, ""),
@@ -126,6 +127,21 @@ def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -
         "counts": counts,
         "states": rows,
     }
+
+
+def contract_class(stated: str) -> str:
+    """A source's class of a state as the ``class`` key of the states contract gives it:
+    active, interrupted, terminal or unclassified. A negative class that leaves one group
+    open is that group ("not an interrupted or terminal state" is active); one that leaves
+    two open places the state in none. The source's own terms stay in ``stated``.
+
+    >>> contract_class("not-interrupted-or-terminal"), contract_class("not-terminal")
+    ('active', 'unclassified')
+    """
+    if stated in POSITIVE_CLASSES or stated == "unclassified":
+        return stated
+    open_groups = set(POSITIVE_CLASSES) - ruled_out(stated)
+    return open_groups.pop() if len(open_groups) == 1 else "unclassified"
 
 
 def disagreement(by_source: dict[str, str]) -> bool:
@@ -201,7 +217,7 @@ def format_table(table: dict[str, Any]) -> str:
     headers = ["#", "state", *bindings, *classifying]
     rows = []
     for r in table["states"]:
-        cls = [r["class"].get(s, "") for s in classifying]
+        cls = [r["stated"].get(s, "") for s in classifying]
         rows.append(
             [
                 "" if r["number"] is None else str(r["number"]),
@@ -213,7 +229,7 @@ def format_table(table: dict[str, Any]) -> str:
     disagreeing = [r for r in table["states"] if r["disagreement"]]
     note = "".join(
         f"\n* {r['name']}: the sources disagree on its class ("
-        + ", ".join(f"{sid} {cls}" for sid, cls in r["class"].items() if cls != "unclassified")
+        + ", ".join(f"{sid} {cls}" for sid, cls in r["stated"].items() if cls != "unclassified")
         + "); "
         + (f"conflict {', '.join(r['conflicts'])} in the register" if r["conflicts"]
            else "no conflict in the register names it")

@@ -110,7 +110,7 @@ def _row(data: SiteData, link: Linker, version: str, table: dict[str, Any], raw:
                  for c in common.about_value(data, version, sid, spelling)] if sid else []
         spellings[binding] = Spelling(binding, spelling, str(where.get("permalink", "")), cites)
     classes: dict[str, list[SourceCell]] = {}
-    for sid, cls in raw.get("class", {}).items():
+    for sid, cls in raw.get("stated", raw.get("class", {})).items():
         where = evidence.get(sid, {})
         cites = [common.cite(data, link, c) for c in common.about_class(data, version, state, sid)]
         classes.setdefault(cls, []).append(

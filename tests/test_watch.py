@@ -141,8 +141,8 @@ EXPECTED_REFS = {("tag", NEW_TAG, A2A), ("release", "1.4.0", "pypi:a2a-sdk")}
 EXPECTED_FLIPS = {
     "cancel-success-not-guaranteed": ("verified", "quote-missing"),
     "v1-canceled-set-by": ("verified", "contradicted"),
-    "deepwiki-says-eight-states": ("verified", "stale"),
-    "zuplo-says-eight-states": ("verified", "stale"),
+    "deepwiki-eight-fits-latest": ("verified", "stale"),
+    "zuplo-eight-fits-latest": ("verified", "stale"),
 }
 
 
@@ -189,7 +189,7 @@ def test_scripted_changes_are_named_exactly(
     assert "the page now says 'Three concurrent cancel requests could both pass the check'" \
         in rows["a2a-rs-pr-126"]["message"]
     by_id = {f["id"]: f for f in data["flips"]}
-    stale = by_id["zuplo-says-eight-states"]
+    stale = by_id["zuplo-eight-fits-latest"]
     assert "named-states:TaskState in proto@v1.1.0 is" in stale["message"]
     assert any(e["source"] == "proto@v1.1.0" and e["live"] for e in stale["evidence"])
     assert "spec@main" in by_id["cancel-success-not-guaranteed"]["message"]

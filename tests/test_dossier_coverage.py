@@ -29,6 +29,20 @@ def _fetched_dossier(root: Path) -> tuple[str, list[str]]:
     return data.decode("utf-8"), [c.origin for c in kb.claims.values() if c.origin]
 
 
+def test_every_dossier_item_has_a_claim(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text, origins = _fetched_dossier(real_kb_env)
+    index = dossier.blocks(text)
+    cov = dossier.coverage(index, origins)
+    with capsys.disabled():
+        print(f"\ndossier coverage: {cov.covered} of {cov.items} items "
+              f"in {sum(map(len, index.values()))} blocks ({cov.percent:.1f}%)")
+    # The dossier of 2026-11-29 has 53 blocks and 160 items; far fewer means the parse broke.
+    assert sum(map(len, index.values())) >= 45 and cov.items >= 150
+    missing = "\n".join(f"  {key}:{n}  {words[:100]}" for key, n, words in cov.missing)
+    assert not cov.missing, (f"{cov.items - cov.covered} of {cov.items} dossier items have no "
+                             f"claim whose origin names them:\n{missing}")
+
+
 def test_every_origin_names_an_item_coverage_counts(real_kb_env: Path) -> None:
     """What the validator accepts and what coverage counts are the same set of items."""
     text, origins = _fetched_dossier(real_kb_env)

@@ -143,9 +143,8 @@ EXPECTED_FLIPS = {
     "v1-canceled-set-by": ("verified", "contradicted"),
     # about 1.0.0, 1.0.1 and main: its words are checked in main's copy too, which lost them
     "cancel-failure-reasons": ("verified", "contradicted"),
-    # what those pages say is not verified against the proto, but a new release finds it stale
-    "deepwiki-says-eight-states": ("unverifiable", "stale"),
-    "zuplo-says-eight-states": ("unverifiable", "stale"),
+    "deepwiki-eight-fits-latest": ("verified", "stale"),
+    "zuplo-eight-fits-latest": ("verified", "stale"),
 }
 
 
@@ -192,7 +191,7 @@ def test_scripted_changes_are_named_exactly(
     assert "the page now says 'Three concurrent cancel requests could both pass the check'" \
         in rows["a2a-rs-pr-126"]["message"]
     by_id = {f["id"]: f for f in data["flips"]}
-    stale = by_id["zuplo-says-eight-states"]
+    stale = by_id["zuplo-eight-fits-latest"]
     assert "named-states:TaskState in proto@v1.1.0 is" in stale["message"]
     assert any(e["source"] == "proto@v1.1.0" and e["live"] for e in stale["evidence"])
     assert "spec@main" in by_id["cancel-success-not-guaranteed"]["message"]

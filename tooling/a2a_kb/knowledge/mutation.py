@@ -488,7 +488,7 @@ def _without_term(claim: Claim, runs: list[Run], book: FactBook, name: str,
         return erase(value) if isinstance(value, str) else value
 
     for run in runs:
-        facts = book.facts(run.source)
+        facts = _facts(book, run.source)
         for key in dict.fromkeys(e.fact for e in run.expects):
             found = facts.get(key, [])
             if not found:
@@ -510,9 +510,18 @@ def _in_quoted_text(claim: Claim, run: Run, book: FactBook,
     yield Edit(run.source.id, "", text=change(book.text(run.source)))
     section = claim.locator.removeprefix("§").strip() if claim.locator.startswith("§") else ""
     key = f"section:{section}"
-    facts = book.facts(run.source)
+    facts = _facts(book, run.source)
     if section and key in facts:
         yield _edit(run.source, key, facts[key], _strings_replaced(facts[key][0].value, change))
+
+
+def _facts(book: FactBook, source: Source) -> dict[str, list[Fact]]:
+    """The facts a source's checks could read. A source no extractor reads (the dossier:
+    its claims rest on their quote) has none, so only its text is mutated; check itself
+    never asks such a source for facts."""
+    from ..extract import EXTRACTORS
+
+    return book.facts(source) if source.kind in EXTRACTORS else {}
 
 
 # --- the run ------------------------------------------------------------------------------
@@ -521,7 +530,7 @@ def _in_quoted_text(claim: Claim, run: Run, book: FactBook,
 def mutations(claim: Claim, kb: KnowledgeBase, book: FactBook) -> Iterator[Mutation]:
     runs = plan(claim, kb).runs
     for run in runs:
-        facts = book.facts(run.source)
+        facts = _facts(book, run.source)
         for e in run.expects:
             for description, single in _check_mutations(claim, run, e, facts.get(e.fact, [])):
                 yield Mutation(claim.id, description, (single,), "check")

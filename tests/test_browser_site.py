@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -530,4 +531,49 @@ def test_conformance_matrix_answers_link_to_claims_and_reads_at_1280_and_390(rea
     assert "a2a-sdk 0.3.26" in label
     assert phone_cell.bounding_box()["width"] <= 390  # type: ignore[index]
     _shot(page, "conformance-390")
+    assert not real.outside() and not real.errors
+
+
+# --- search ------------------------------------------------------------------------------
+
+
+def _search(page: Any, query: str) -> list[str]:
+    """The addresses of the results the theme lists for ``query``, best first."""
+    box = page.locator("input.md-search__input")
+    box.fill("")
+    box.press("Backspace")  # an empty query empties the list: no result of the last is left
+    page.wait_for_function("() => !document.querySelector('.md-search-result__item')", timeout=15000)
+    box.press_sequentially(query, delay=20)
+    page.wait_for_function("() => document.querySelector('.md-search-result__item')", timeout=15000)
+    page.wait_for_timeout(300)
+    return page.locator(".md-search-result__item > a.md-search-result__link").evaluate_all(
+        "as => as.map(a => new URL(a.href).pathname)")
+
+
+def test_search_ranks_versions_and_spellings_above_transcripts(real: Watched) -> None:
+    page = real.open("")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    page.wait_for_function("""() => {
+        const meta = document.querySelector('.md-search-result__meta');
+        return meta && !/initiali[sz]ing/i.test(meta.textContent);
+    }""", timeout=20000)
+    base = urlsplit(real.base).path
+    found: dict[str, list[str]] = {}
+    queries = ("0.3.0", "v0.3.0", "1.0.0-rc", "AUTH_REQUIRED", "auth-required", "TASK_STATE_AUTH_REQUIRED")
+    for query in queries:
+        found[query] = [p[len(base):] if p.startswith(base) else p for p in _search(page, query)]
+        print(f"search {query!r}: {found[query][:6]}")
+    # A version string: its state table and its page first, whether written with a v or not.
+    for query in ("0.3.0", "v0.3.0"):
+        assert set(found[query][:2]) == {"states/0.3.0/", "versions/0.3.0/"}, found[query][:5]
+    assert set(found["1.0.0-rc"][:2]) == {"states/1.0.0-rc/", "versions/1.0.0-rc/"}, found["1.0.0-rc"][:5]
+    # A state's spelling, in any of its forms: the state tables before any capture.
+    for query in ("AUTH_REQUIRED", "auth-required", "TASK_STATE_AUTH_REQUIRED"):
+        results = found[query]
+        states = [i for i, p in enumerate(results) if p.startswith("states/")]
+        captures = [i for i, p in enumerate(results) if p.startswith("sdk/captures/")]
+        assert states and states[0] < 10, (query, results[:12])
+        assert not captures or states[0] < captures[0], (query, results[:12])
+    assert found["AUTH_REQUIRED"][:5] == found["TASK_STATE_AUTH_REQUIRED"][:5]
+    _shot(page, "search-0.3.0")
     assert not real.outside() and not real.errors

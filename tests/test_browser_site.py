@@ -691,5 +691,5 @@ def test_search_ranks_versions_and_spellings_above_transcripts(real: Watched) ->
         assert states and states[0] < 10, (query, results[:12])
         assert not captures or states[0] < captures[0], (query, results[:12])
     assert found["AUTH_REQUIRED"][:5] == found["TASK_STATE_AUTH_REQUIRED"][:5]
-    _shot(page, "search-0.3.0")
+    _shot(page, "search-spellings")
     assert not real.outside() and not real.errors

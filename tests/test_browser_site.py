@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -530,4 +531,170 @@ def test_conformance_matrix_answers_link_to_claims_and_reads_at_1280_and_390(rea
     assert "a2a-sdk 0.3.26" in label
     assert phone_cell.bounding_box()["width"] <= 390  # type: ignore[index]
     _shot(page, "conformance-390")
+    assert not real.outside() and not real.errors
+
+
+# --- tables at a phone's width and a desktop's, and search ----------------------------------
+
+# Every kind of data page, each version's state table (their columns differ), and a few of
+# the pages that come one per version, pair or capture.
+def _data_pages(versions: list[str], diffs: list[tuple[str, str]]) -> list[str]:
+    pages = ["", "states/", "transitions/", "conflicts/", "versions/", "claims/", "sources/", "others/",
+             "proposals/", "sdk/", "conformance/", "api/", "quality/reliability/", "quality/performance/",
+             "guide/task-states/", "sdk/captures/a2a-sdk-1.3.0/04-input-required/",
+             "sdk/captures/a2a-sdk-0.3/05-auth-required/",
+             "sdk/captures/a2a-js-sdk-1.3.0/11-message-to-completed/"]
+    pages += [f"states/{v}/" for v in versions]
+    pages += [f"versions/{v}/" for v in (versions[0], "0.3.0", versions[-1])]
+    pages += [f"versions/{a}-to-{b}/" for a, b in diffs]
+    return pages
+
+
+# Each table of the page: is it in a wrap that scrolls, does that wrap stay in the column,
+# and when it scrolls, does a cue say so (and the wrap take the keyboard's focus)?
+TABLE_PROBLEMS = """() => {
+  const problems = [], widths = [];
+  const root = document.documentElement, screen = root.clientWidth;
+  if (root.scrollWidth > screen + 1)
+    problems.push(`the page scrolls sideways: ${root.scrollWidth} > ${screen} px`);
+  const article = document.querySelector('article.md-content__inner').getBoundingClientRect();
+  // The theme's own wrap of a hand-written page's table reaches into the article's padding.
+  const content = document.querySelector('.md-content').getBoundingClientRect();
+  for (const table of document.querySelectorAll('article table')) {
+    if (!table.getClientRects().length) continue;
+    const name = table.className || 'table';
+    const wrap = table.closest('.kb-table-wrap, .md-typeset__scrollwrap');
+    if (!wrap) {  // a small table inside other content (a claim's checks) need not scroll if it fits
+      const own = table.getBoundingClientRect(), holder = table.parentElement.getBoundingClientRect();
+      if (own.right > Math.min(holder.right, article.right) + 1)
+        problems.push(`${name}: ${Math.round(own.width)} px, out of its column, in no wrap that scrolls`);
+      continue;
+    }
+    const box = wrap.getBoundingClientRect();
+    const column = wrap.classList.contains('md-typeset__scrollwrap') ? content : article;
+    if (box.left < column.left - 1 || box.right > column.right + 1)
+      problems.push(`${name}: its wrap (${box.left}-${box.right}) leaves the column `
+                    + `(${column.left}-${column.right})`);
+    const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+    const cue = wrap.previousElementSibling;
+    const cued = !!cue && cue.classList.contains('kb-scroll-cue') && cue.getClientRects().length > 0;
+    if (scrolls && !cued)
+      problems.push(`${name}: ${wrap.scrollWidth} px in ${wrap.clientWidth} px, and no cue`);
+    if (!scrolls && cued) problems.push(`${name}: a cue, but it fits`);
+    const region = wrap.getAttribute('tabindex') === '0'
+      && /auto|scroll/.test(getComputedStyle(wrap).overflowX);
+    if (scrolls && !region)
+      problems.push(`${name}: scrolls, but is no focusable scrolling region`);
+    const width = Math.round(table.getBoundingClientRect().width);
+    widths.push(`${name.split(' ')[0]} ${width}/${wrap.clientWidth}${scrolls ? ' cue' : ''}`);
+  }
+  return {problems, widths};
+}"""
+
+# Every cell of every state table: shown, on the screen, not spilling out of its cell, and
+# in a card (no header row shown) labelled with its column's name.
+STATE_CELL_PROBLEMS = """() => {
+  const problems = [], screen = document.documentElement.clientWidth;
+  for (const table of document.querySelectorAll('table.kb-states')) {
+    const heads = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
+    const cards = !table.querySelector('thead').getClientRects().length;
+    for (const row of table.querySelectorAll('tbody tr')) {
+      [...row.children].forEach((cell, i) => {
+        const where = `${row.dataset.state} / ${heads[i]}`, box = cell.getBoundingClientRect();
+        if (box.width < 1 || box.height < 1) problems.push(`${where}: not shown`);
+        else if (box.left < -1 || box.right > screen + 1)
+          problems.push(`${where}: at ${box.left}-${box.right} px`);
+        if (cell.scrollWidth > cell.clientWidth + 1) problems.push(`${where}: spills out of its cell`);
+        const label = getComputedStyle(cell, '::before').content;
+        if (cards && cell.tagName === 'TD' && label !== JSON.stringify(heads[i]))
+          problems.push(`${where}: labelled ${label} in its card`);
+      });
+    }
+  }
+  return problems;
+}"""
+
+
+def _each_view(page: Any) -> Iterator[str]:
+    """Open every <details> of the page, then yield once per tab of each tab set shown in
+    turn (once if it has none), so that every table is measured while it is visible."""
+    page.evaluate("() => document.querySelectorAll('article details').forEach(d => { d.open = true; })")
+    labels = page.locator("article .tabbed-labels > label")
+    if not labels.count():
+        yield ""
+        return
+    for i in range(labels.count()):
+        labels.nth(i).click()
+        yield labels.nth(i).inner_text()
+
+
+def test_tables_fit_their_column_or_say_they_scroll_at_390_and_1280(real: Watched) -> None:
+    versions = [v["version"] for v in real.json("api/v1/states.json")["versions"]]
+    diffs = [(d["old_version"], d["new_version"]) for d in real.json("api/v1/diffs.json")["diffs"]]
+    problems: list[str] = []
+    for width in (390, 1280):
+        real.page.set_viewport_size({"width": width, "height": 900})
+        for path in _data_pages(versions, [*diffs[::4], ("0.3.0", "1.0.0")]):
+            page = real.open(path)
+            for tab in _each_view(page):
+                page.wait_for_timeout(50)  # the ResizeObserver's callback
+                found = page.evaluate(TABLE_PROBLEMS)
+                problems += [f"{width} px /{path} {tab}: {p}" for p in found["problems"]]
+                print(f"{width} px /{path} {tab}: {', '.join(found['widths']) or 'no table'}")
+            if path.startswith("states/"):
+                problems += [f"{width} px /{path}: {p}" for p in page.evaluate(STATE_CELL_PROBLEMS)]
+        if width == 390:
+            _shot(real.open("states/1.0.0/"), "states-1.0.0-390")
+            # The version × state matrix scrolls on a phone; its versions stay in view.
+            page = real.open("states/")
+            wrap = page.locator(".kb-table-wrap:has(> table.kb-matrix)")
+            wrap.evaluate("w => { w.scrollLeft = w.scrollWidth; }")
+            first = page.locator("table.kb-matrix tbody th[scope=row]").first.bounding_box()
+            area = wrap.bounding_box()
+            assert first is not None and area is not None and abs(first["x"] - area["x"]) < 2
+            wrap.evaluate("w => w.scrollIntoView()")
+            _shot(page, "states-matrix-390")
+    assert not problems, "\n".join(problems)
+    assert not real.errors, real.errors
+
+
+def _search(page: Any, query: str) -> list[str]:
+    """The addresses of the results the theme lists for ``query``, best first."""
+    box = page.locator("input.md-search__input")
+    box.fill("")
+    box.press("Backspace")  # an empty query empties the list: no result of the last is left
+    page.wait_for_function("() => !document.querySelector('.md-search-result__item')", timeout=15000)
+    box.press_sequentially(query, delay=20)
+    page.wait_for_function("() => document.querySelector('.md-search-result__item')", timeout=15000)
+    page.wait_for_timeout(300)
+    return page.locator(".md-search-result__item > a.md-search-result__link").evaluate_all(
+        "as => as.map(a => new URL(a.href).pathname)")
+
+
+def test_search_ranks_versions_and_spellings_above_transcripts(real: Watched) -> None:
+    page = real.open("")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    page.wait_for_function("""() => {
+        const meta = document.querySelector('.md-search-result__meta');
+        return meta && !/initiali[sz]ing/i.test(meta.textContent);
+    }""", timeout=20000)
+    base = urlsplit(real.base).path
+    found: dict[str, list[str]] = {}
+    queries = ("0.3.0", "v0.3.0", "1.0.0-rc", "AUTH_REQUIRED", "auth-required", "TASK_STATE_AUTH_REQUIRED")
+    for query in queries:
+        found[query] = [p[len(base):] if p.startswith(base) else p for p in _search(page, query)]
+        print(f"search {query!r}: {found[query][:6]}")
+    # A version string: its state table and its page first, whether written with a v or not.
+    for query in ("0.3.0", "v0.3.0"):
+        assert set(found[query][:2]) == {"states/0.3.0/", "versions/0.3.0/"}, found[query][:5]
+    assert set(found["1.0.0-rc"][:2]) == {"states/1.0.0-rc/", "versions/1.0.0-rc/"}, found["1.0.0-rc"][:5]
+    # A state's spelling, in any of its forms: the state tables before any capture.
+    for query in ("AUTH_REQUIRED", "auth-required", "TASK_STATE_AUTH_REQUIRED"):
+        results = found[query]
+        states = [i for i, p in enumerate(results) if p.startswith("states/")]
+        captures = [i for i, p in enumerate(results) if p.startswith("sdk/captures/")]
+        assert states and states[0] < 10, (query, results[:12])
+        assert not captures or states[0] < captures[0], (query, results[:12])
+    assert found["AUTH_REQUIRED"][:5] == found["TASK_STATE_AUTH_REQUIRED"][:5]
+    _shot(page, "search-spellings")
     assert not real.outside() and not real.errors

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -91,11 +92,19 @@ def test_a_document_about_other_versions_is_read_once(kb: KnowledgeBase) -> None
 
 
 def test_what_a_page_says_is_not_verified_against_the_proto(kb: KnowledgeBase) -> None:
-    result = evaluate(kb.claims["deepwiki-says-eight-states"], kb, _book(kb))
+    """A claim of what DeepWiki lists, checked on the proto's count: the check confirms the
+    spec, not the page. (The real claims keep the two apart: the page's words are
+    unverifiable, and deepwiki-eight-fits-latest holds the count to the latest proto.)"""
+    on_the_page = dataclasses.replace(kb.claims["deepwiki-says-eight-states"],
+                                      expect=kb.claims["deepwiki-eight-fits-latest"].expect)
+    kb.claims[on_the_page.id] = on_the_page
+    result = evaluate(on_the_page, kb, _book(kb))
     assert result.verdict == "unverifiable"
     assert "not one reads deepwiki-task-lifecycle" in result.message
     # the same checks still find such a statement out of date
-    assert evaluate(kb.claims["atlan-says-seven-states"], kb, _book(kb)).verdict == "stale"
+    outdated = dataclasses.replace(on_the_page, tracks="latest", expect=[
+        dataclasses.replace(e, value=7) for e in on_the_page.expect])
+    assert evaluate(outdated, kb, _book(kb)).verdict == "stale"
 
 
 def test_json_gives_a_breakdown_per_version(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -197,6 +197,11 @@ def valid_claims(draw: st.DrawFn) -> dict[str, Any]:
     else:
         claim["source"] = draw(st.sampled_from([*PINNED, *UNPINNED,
                                                 "https://example.org/a2a/tasks"]))
+    # What an unpinned page says is never verified by checks that do not read it
+    # (rule reported-claim-verified): such a claim is recorded unverifiable, or stale.
+    checked = "expect" in claim or "quote" in claim
+    if claim["source"] not in PINNED and checked and claim.get("verdict") == "verified":
+        claim["verdict"] = draw(st.sampled_from(["unverifiable", "stale"]))
     return claim
 
 

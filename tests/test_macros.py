@@ -41,6 +41,9 @@ class FakeResolver:
     def conflict(self, conflict_id: str, here: Linker) -> Link:
         return Link(f"<CONFLICT {conflict_id}>")
 
+    def values(self, version: str, here: Linker) -> Link:
+        return Link(f"<VALUES {version}>")
+
 
 def run(text: str, first_line: int = 1) -> tuple[str, list[str], list[tuple[int, str]]]:
     result = expand(text, FakeResolver(), HERE, first_line)
@@ -48,9 +51,13 @@ def run(text: str, first_line: int = 1) -> tuple[str, list[str], list[tuple[int,
 
 
 def test_each_macro_kind_resolves_with_its_default_version() -> None:
-    text = "A {{spec §3.1.5}} B {{ proto TaskState v0.3.0 }} C {{claim x}} D {{conflict D3}}"
+    text = "A {{spec §3.1.5}} B {{ proto TaskState v0.3.0 }} C {{claim x}} D {{conflict D3}} E {{values}}"
     out, cited, problems = run(text)
-    assert out == "A <SPEC §3.1.5 latest> B <PROTO TaskState v0.3.0> C <CLAIM x> D <CONFLICT D3>"
+    assert out == ("A <SPEC §3.1.5 latest> B <PROTO TaskState v0.3.0> C <CLAIM x> D <CONFLICT D3> "
+                   "E <VALUES latest>")
+    assert run("{{values v0.3.0}}")[0] == "<VALUES v0.3.0>"
+    too_many = "'values' takes an optional version, e.g. {{values v0.3.0}}"
+    assert run("{{values v0.3.0 v1.0.0}}")[2] == [(1, too_many)]
     assert cited == ["spec@latest", "proto@v0.3.0", "claim-source"]
     assert problems == []
 
@@ -138,7 +145,7 @@ def real(real_cache: Path) -> Iterator[SiteData]:
 
 @pytest.fixture(scope="module")
 def resolver(real: SiteData) -> KnowledgeBaseResolver:
-    return KnowledgeBaseResolver(real.kb, real.facts)
+    return KnowledgeBaseResolver(real.kb, real.facts, real.tables)
 
 
 def _lines(link: str) -> tuple[str, int, int]:
@@ -185,6 +192,7 @@ def test_proto_symbols_link_to_their_definition(real: SiteData, resolver: Knowle
     (lambda r: r.proto("TaskState", "v0.1.0", HERE), r"v0\.1\.0 has no \.proto file.*from v0\.2\.\d on"),
     (lambda r: r.claim("no-such-claim", HERE), r"unknown claim 'no-such-claim'"),
     (lambda r: r.conflict("D999", HERE), r"unknown conflict 'D999'"),
+    (lambda r: r.values("v9.9.9", HERE), r"unknown version 'v9\.9\.9'"),
 ])
 def test_unknown_targets_fail_with_a_tip(resolver: KnowledgeBaseResolver, call, message: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(MacroError, match=message):
@@ -229,3 +237,17 @@ def test_a_strict_build_names_the_page_and_line(tmp_path: Path, real_cache: Path
     build_into(Project.at(root), tmp_path / "site", strict=False, quiet=True)
     page = (tmp_path / "site" / "x" / "index.html").read_text("utf-8")
     assert "kb-unresolved" in page and 'id="sources-cited"' in page
+
+
+def test_values_says_what_a_count_counts_and_links_to_the_state_table(
+        real: SiteData, resolver: KnowledgeBaseResolver) -> None:
+    """The count a guide page shows comes from the state table, with what it counts."""
+    from a2a_kb.site.render.states import count_of
+
+    link = resolver.values("v0.3.0", HERE).markdown
+    c = count_of(real.tables["0.3.0"])
+    assert link.startswith(f'<a class="kb-count" data-count="{c.total}" href="../../states/0.3.0/">'
+                           f"{c.total} values</a>, the union of its bindings")
+    assert "<code>TASK_STATE_UNSPECIFIED</code>" in link and "A count of 9 is that of one binding" in link
+    latest = resolver.values("latest", HERE).markdown
+    assert f'href="../../states/{real.kb.latest.id}/"' in latest and " in the a2a.proto: 8 states" in latest

@@ -229,7 +229,7 @@ def test_state_tables_have_one_row_per_value(real_data: SiteData, real_pages: di
 def test_state_table_cells_link_to_source_lines_and_claims(real_pages: dict[str, str]) -> None:
     page = real_pages[paths.state_table("1.0.0")]
     row = page[page.index('data-state="auth-required"'):].split("</tr>", 1)[0]
-    assert "TASK_STATE_AUTH_REQUIRED" in row
+    assert "TASK_STATE_AUTH_REQUIRED" in row.replace("<wbr>", "")  # it may break after _
     proto_line = r'href="https://github\.com/a2aproject/A2A/blob/[0-9a-f]{40}/specification/a2a\.proto#L\d+'
     assert re.search(proto_line, row)
     assert 'href="../../claims/#' in page
@@ -246,13 +246,89 @@ def test_state_table_flags_a_class_disagreement_with_its_conflict(real_pages: di
     assert "sources disagree" not in agreed
 
 
-def test_diagram_draws_only_model_transitions(real_data: SiteData, real_pages: dict[str, str]) -> None:
+def _drawn_moves(diagram: str) -> tuple[set[tuple[str, str]], int]:
+    """The moves a state diagram stands for, a box's edge standing for one from each state
+    in it (or the state) to each state in the other box; and how many edges it draws."""
+    boxes: dict[str, list[str]] = {}
+    box = ""
+    edges: list[tuple[str, str]] = []
+    for line in diagram.splitlines():
+        opened = re.match(r'^\s+state "[^"]*" as ([a-z0-9_]+) \{$', line)
+        if opened:
+            box = opened.group(1)
+            boxes[box] = []
+        elif line.strip() == "}":
+            box = ""
+        elif (state := re.match(r'^\s+state "[^"]*" as ([a-z0-9_]+)$', line)) and box:
+            boxes[box].append(state.group(1))
+        elif edge := re.match(r"^\s+([a-z0-9_]+) --> ([a-z0-9_]+)(?: : .*)?$", line):
+            edges.append((edge.group(1), edge.group(2)))
+    moves = {(a, b) for x, y in edges for a in boxes.get(x, [x]) for b in boxes.get(y, [y])}
+    return moves, len(edges)
+
+
+def test_diagram_stands_for_the_model_transitions_and_the_table_lists_each(
+        real_data: SiteData, real_pages: dict[str, str]) -> None:
+    for v in real_data.versions:
+        page = real_pages[paths.state_table(v.id)]
+        diagram = page.split("```mermaid", 1)[1].split("```", 1)[0]
+        model = real_data.lifecycle["versions"][v.id]["transitions"]
+        expected = {(escape.mermaid_id(m["from"]), escape.mermaid_id(m["to"])) for m in model}
+        moves, drawn = _drawn_moves(diagram)
+        assert moves == expected, v.id
+        assert "%%" not in diagram and "click" not in diagram
+        rows = re.findall(r'<tr class="kb-edge" data-from="([a-z-]+)" data-to="([a-z-]+)">', page)
+        assert sorted(rows) == sorted((m["from"], m["to"]) for m in model), v.id
+    # v1.0: every state that goes on may end in each of the four terminal states; those 16
+    # moves are one edge between two boxes, so the picture draws 10 edges for 25 moves.
     page = real_pages[paths.state_table("1.0.0")]
     diagram = page.split("```mermaid", 1)[1].split("```", 1)[0]
-    edges = set(re.findall(r"^\s+([a-z_]+) --> ([a-z_]+)$", diagram, re.M))
-    model = real_data.lifecycle["versions"]["1.0.0"]["transitions"]
-    assert edges == {(m["from"].replace("-", "_"), m["to"].replace("-", "_")) for m in model}
-    assert "%%" not in diagram and "click" not in diagram
+    moves, drawn = _drawn_moves(diagram)
+    terminal = real_data.lifecycle["versions"]["1.0.0"]["terminal"]
+    into_terminal = [m for m in moves if m[1] in {escape.mermaid_id(t) for t in terminal}]
+    assert len(into_terminal) == 16 and drawn == len(moves) - len(into_terminal) + 1
+    assert len(re.findall(r"^\s+\S+ --> terminal_states", diagram, re.M)) == 1
+    # Each row of the table links its ends to their rows and to the claims of their classes.
+    row = page[page.index('data-from="working" data-to="completed"'):].split("</tr>", 1)[0]
+    assert 'href="#state-working"' in row and 'href="#state-completed"' in row
+    assert 'href="../../claims/#v1-four-terminal-states"' in row
+
+
+def test_counts_of_values_say_what_they_count(real_data: SiteData, real_pages: dict[str, str]) -> None:
+    """Where a version's count of values meets another count (one binding's, or without the
+    sentinels), the page says which is which; every figure is the state table's."""
+    from a2a_kb.site.render.states import count_of
+
+    for v in real_data.versions:
+        table = real_data.tables[v.id]
+        c = count_of(table)
+        assert c.total == len(table["states"])
+        text = re.sub(r"<[^>]+>", "", real_pages[paths.state_table(v.id)])
+        assert f"{c.total} values" in text, v.id
+        for b in c.bindings:
+            spelled = sum(b.binding in r["spellings"] for r in table["states"])
+            assert b.count == spelled
+            if c.union:
+                assert f"{b.title} has {b.count}" in text, (v.id, b.title)
+        for n, _ in c.readings():
+            assert f"count of {n} " in text, (v.id, n)
+    # v0.3.0: ten values in all, nine in each binding, eight states; a verified claim that
+    # counts nine stands beside it, marked as the JSON schema's.
+    text = re.sub(r"<[^>]+>", "", real_pages[paths.state_table("0.3.0")])
+    assert ("10 values, the union of its bindings: 8 states and the sentinels unknown and "
+            "TASK_STATE_UNSPECIFIED.") in text
+    assert ("The JSON schema has 9 (with unknown), the gRPC .proto has 9 "
+            "(with TASK_STATE_UNSPECIFIED).") in text
+    assert "A count of 9 is that of one binding" in text and "a count of 8 leaves out" in text
+    assert re.search(r"v030-nine-values\s*✓\s*\(JSON schema\)", text)
+    # The same words on the version's page, and a note under each count of the indexes.
+    version_text = re.sub(r"<[^>]+>", "", real_pages[paths.version_page("0.3.0")])
+    assert "10 values, the union of its bindings" in version_text
+    for index in (paths.VERSIONS_INDEX, paths.STATES_INDEX):
+        notes = re.findall(r'data-count="(\d+)"[^>]*>\d+</(?:a|span)>'
+                           r'<span class="kb-count-note">([^<]+)</span>', real_pages[index])
+        assert len(notes) == len(real_data.versions), index
+        assert ("10", "8 states + 2 sentinels; 9 in each binding") in notes
 
 
 def test_conflict_anchors_are_stable(real_data: SiteData, real_pages: dict[str, str]) -> None:
@@ -362,7 +438,7 @@ def _matrix_row(page: str, behaviour: str) -> str:
 
 def _matrix_cell(page: str, behaviour: str, column: str) -> str:
     row = _matrix_row(page, behaviour)
-    return row.split(f'data-column="{column}">', 1)[1].split("</td>", 1)[0]
+    return re.split(rf'data-column="{re.escape(column)}"[^>]*>', row, maxsplit=1)[1].split("</td>", 1)[0]
 
 
 def test_matrix_has_a_row_per_behaviour_and_a_cell_per_claim(
@@ -462,7 +538,7 @@ def test_a_changed_capture_changes_its_claims_cell_and_page(tmp_path: Path, site
 def _figures_table(page: str) -> str:
     if "kb-figures" not in page:
         return ""
-    return page.split('<table class="kb-figures">', 1)[1].split("</table>", 1)[0]
+    return page.split('<table class="kb-figures', 1)[1].split("</table>", 1)[0]
 
 
 def test_reliability_page_shows_only_recorded_figures(tmp_path: Path, site_env: None) -> None:
@@ -712,12 +788,12 @@ def test_a_hostile_model_cannot_reach_the_diagram() -> None:
         "transitions": [{"from": 'working"] --> x; click working call alert(1) %%{init: {}}%%',
                          "to": "completed"}],
     }
-    diagram, _ = mermaid(model)
+    diagram, _, _ = mermaid(model)
     body = str(diagram)
     for line in body.splitlines()[2:]:
-        assert re.fullmatch(r'    (state "[a-z0-9-]*" as [a-z0-9_]+|\[\*\] --> [a-z_]+|[a-z0-9_]+ --> '
-                            r'([a-z0-9_]+|\[\*\])|class [a-z0-9_,]+ [a-z]+|classDef [a-z]+ [a-z0-9:,\- ]+)',
-                            line), line
+        assert re.fullmatch(r' {4,8}(state "[a-z0-9 :-]*" as [a-z0-9_]+( \{)?|\}|direction LR'
+                            r'|\[\*\] --> [a-z_]+|[a-z0-9_]+ --> ([a-z0-9_]+|\[\*\])( : [a-z ,]+)?'
+                            r'|class [a-z0-9_,]+ [a-z]+|classDef [a-z]+ [a-z0-9:,\- ]+)', line), line
     assert "%%" not in body and '"]' not in body and ";" not in body
 
 

@@ -1,6 +1,7 @@
 """Citation macros in hand-written pages: ``{{spec §3.1.5}}``, ``{{proto TaskState v0.3.0}}``,
 ``{{claim ID}}`` and ``{{conflict D3}}`` become links to the exact lines of the pinned source,
-to a claim's anchor or to a conflict's anchor.
+to a claim's anchor or to a conflict's anchor; ``{{values v0.3.0}}`` becomes the count of a
+version's values and what it counts, as its state table says it, linked to that table.
 
 :func:`expand` is pure: it takes the Markdown of a page and a :class:`Resolver`, and returns
 the new Markdown, the sources the page cited and the problems (unknown macro, claim, conflict,
@@ -12,9 +13,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from markdown_it import MarkdownIt
 
@@ -24,9 +25,11 @@ from ..records.kb import KnowledgeBase
 from ..records.model import Source
 from . import escape, paths
 from .links import Linker
+from .render.states import count_of
+from .templating import environment
 
 MACRO = re.compile(r"\{\{(?P<body>[^{}\n]*)\}\}")
-KNOWN = ("spec", "proto", "claim", "conflict")
+KNOWN = ("spec", "proto", "claim", "conflict", "values")
 _SECTION = re.compile(r"^§?(?P<n>\d+(?:\.\d+)*)$")
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$")
 _VERSION = re.compile(r"^(?:v?\d+\.\d+\.\d+(?:-[0-9A-Za-z][0-9A-Za-z.]*)?|latest|main|draft)$")
@@ -67,6 +70,7 @@ class Resolver(Protocol):
     def proto(self, symbol: str, version: str, here: Linker) -> Link: ...
     def claim(self, claim_id: str, here: Linker) -> Link: ...
     def conflict(self, conflict_id: str, here: Linker) -> Link: ...
+    def values(self, version: str, here: Linker) -> Link: ...
 
 
 def _code_lines(text: str) -> set[int]:
@@ -112,6 +116,13 @@ def _one(resolver: Resolver, here: Linker, body: str) -> Link:
             example = "terminal-states" if name == "claim" else "D3"
             raise MacroError(f"'{name}' takes one id, e.g. {{{{{name} {example}}}}}")
         return resolver.claim(args[0], here) if name == "claim" else resolver.conflict(args[0], here)
+    if name == "values":
+        if len(args) > 1:
+            raise MacroError("'values' takes an optional version, e.g. {{values v0.3.0}}")
+        version = args[0] if args else "latest"
+        if not _VERSION.match(version):
+            raise MacroError(f"'{version}' is not a version (tip: write v0.3.0, latest, main or draft)")
+        return resolver.values(version, here)
     if not 1 <= len(args) <= 2:
         example = "§3.1.5" if name == "spec" else "TaskState"
         raise MacroError(f"'{name}' takes a {'section' if name == 'spec' else 'symbol'} and an optional "
@@ -176,9 +187,11 @@ def sources_cited(kb: KnowledgeBase, cited: list[str]) -> str:
 class KnowledgeBaseResolver:
     """Resolves macros against a knowledge base and the facts of its pinned sources."""
 
-    def __init__(self, kb: KnowledgeBase, facts: FactLookup) -> None:
+    def __init__(self, kb: KnowledgeBase, facts: FactLookup,
+                 tables: Mapping[str, dict[str, Any]] | None = None) -> None:
         self.kb = kb
         self.facts = facts
+        self.tables = tables or {}  # version id → its state table, for {{values}}
 
     def _version(self, name: str) -> str:
         try:
@@ -248,6 +261,16 @@ class KnowledgeBaseResolver:
         target = here.markdown_page(paths.CLAIMS, paths.claim_anchor(claim.id))
         cited = claim.source if claim.source in self.kb.sources else ""
         return Link(f"[`{claim.id}`]({target})", cited)
+
+    def values(self, version: str, here: Linker) -> Link:
+        vid = self._version(version)
+        if vid not in self.tables:
+            raise MacroError(f"no state table of {self.kb.version(vid).title} was computed")
+        href = here.page(paths.state_table(vid))
+        # The same macro of the same template as the state table pages (Jinja macros are
+        # attributes mypy cannot see).
+        count = environment().get_template("site/_count.j2").module
+        return Link(str(count.long(count_of(self.tables[vid]), href)))  # type: ignore[attr-defined]
 
     def conflict(self, conflict_id: str, here: Linker) -> Link:
         conflict = self.kb.conflicts.get(conflict_id) or next(

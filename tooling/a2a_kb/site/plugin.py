@@ -98,7 +98,7 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
             return markdown  # generated pages link directly and never hold macros
         source_text = page.file.content_string
         offset = source_text.count("\n") - markdown.count("\n") if source_text.endswith(markdown) else 0
-        resolver = macros.KnowledgeBaseResolver(self.data.kb, self.data.facts)
+        resolver = macros.KnowledgeBaseResolver(self.data.kb, self.data.facts, self.data.tables)
         here = Linker(page.file.src_uri, config.use_directory_urls)
         result = macros.expand(markdown, resolver, here, first_line=1 + offset)
         if result.problems:

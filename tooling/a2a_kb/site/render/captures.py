@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ...capture.transcript import Event, Located, Note, Reply, Request, StreamEnd, parse
 from ...records.model import Claim, Source
-from .. import paths
+from .. import paths, ranking
 from ..data import SiteData
 from ..links import Linker
 from ..templating import render
@@ -155,5 +155,6 @@ def pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, st
         page = paths.capture_page(scenario_of(source))
         link = Linker(page, use_directory_urls)
         shown = view(data, link, source, data.transcripts[source.id])
-        result.append((page, render("site/capture.md.j2", c=shown, link=link, paths=paths)))
+        result.append((page, render("site/capture.md.j2", c=shown, link=link, paths=paths,
+                                     boost=ranking.boost("capture"))))
     return result

@@ -25,6 +25,7 @@ class Matrix:
     table_href: str
     mermaid: Markup
     left_out: list[str]
+    grouped: bool
 
     def allows(self, a: str, b: str) -> bool:
         return (a, b) in self.allowed
@@ -39,7 +40,7 @@ def transition_claims(data: SiteData) -> list[Claim]:
 
 def matrix(data: SiteData, link: Linker, version: Version) -> Matrix:
     model = data.lifecycle.get("versions", {}).get(version.id, {})
-    diagram, left_out = mermaid(model)
+    diagram, left_out, grouped = mermaid(model)
     return Matrix(
         version=version,
         states=[s for s in model.get("states", []) if s.get("class") != "unclassified"],
@@ -47,6 +48,7 @@ def matrix(data: SiteData, link: Linker, version: Version) -> Matrix:
         table_href=link.page(paths.state_table(version.id)),
         mermaid=diagram,
         left_out=left_out,
+        grouped=grouped,
     )
 
 

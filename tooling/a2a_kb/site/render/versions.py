@@ -8,11 +8,12 @@ from typing import Any
 
 from ...knowledge.diff import ENCODINGS, oracle
 from ...records.model import Source, Version
-from .. import paths
+from .. import paths, ranking
 from ..data import SiteData
 from ..links import Linker
 from ..templating import render
 from . import common
+from .states import Count, count_of
 
 SEVERITY_ORDER = ("wire-breaking", "source-breaking", "behavioural", "compatible", "editorial")
 # The timeline follows the lifecycle's own types; the diff pages have everything else.
@@ -90,7 +91,7 @@ class VersionRow:
     href: str
     states_href: str
     dated: Any
-    states: int
+    states: Count
     claims: int
     sources: int
 
@@ -105,7 +106,7 @@ def index_page(data: SiteData, use_directory_urls: bool = True) -> str:
     link = Linker(paths.VERSIONS_INDEX, use_directory_urls)
     rows = [VersionRow(
         v, link.page(paths.version_page(v.id)), link.page(paths.state_table(v.id)), data.dates.get(v.id),
-        len(data.tables[v.id]["states"]),
+        count_of(data.tables[v.id]),
         sum(1 for c in data.kb.claims.values() if v.id in c.versions),
         len(data.kb.sources_of(v.id)),
     ) for v in data.versions]
@@ -148,6 +149,8 @@ def version_page(data: SiteData, version: Version, use_directory_urls: bool = Tr
         sources=sources,
         link=link,
         paths=paths,
+        boost=ranking.boost("version", version),
+        counting=count_of(data.tables[version.id]),
     )
 
 

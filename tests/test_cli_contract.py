@@ -59,6 +59,7 @@ def test_design_commands_exist() -> None:
         "pin",
         "watch",
         "add-version",
+        "sweep",
     ]
     assert sorted(subcommands()) == sorted(design)
 

@@ -142,7 +142,22 @@ def _check_spec_pin(fact: Fact, text: str) -> None:
     assert fact.value["commit"] in text and fact.value["branch"] in text
 
 
+def _check_comment(fact: Fact, text: str) -> None:
+    """A proto comment: its words, in order, are the lines' comment text."""
+    def words(t: str) -> str:
+        return " ".join(re.sub(r"[/*]+", " ", t).split())
+
+    assert words(fact.value) in words(text)
+
+
+def _check_description(fact: Fact, text: str) -> None:
+    """A JSON description: the lines hold its member, string and all."""
+    assert '"description": ' + json.dumps(fact.value, ensure_ascii=False) in text
+
+
 CHECKS: dict[str, Callable[[Fact, str], None]] = {
+    "comment": _check_comment,
+    "description": _check_description,
     "enum-values": _check_enum_values,
     "states": _check_states,
     "named-states": _check_states,

@@ -26,6 +26,7 @@ from . import dossier, patterns
 from .kb import KnowledgeBase, version_key
 from .loader import LoadResult, RawRecord
 from .model import Claim, Conflict
+from .sweep_ledger import ledger_rules
 from .urls import url_problem
 from .yamldoc import excerpt
 
@@ -537,4 +538,5 @@ RULES: list[Rule] = [
     pinned_sources,
     upstream_references,
     answers,
+    ledger_rules,
 ]

@@ -59,16 +59,19 @@ CUES: dict[str, re.Pattern[str]] = {
     "class": re.compile(r"\bterminal\b|\binterrupted\b|\bpaused?\b", re.IGNORECASE),
     "cancel": re.compile(r"\bcancel", re.IGNORECASE),
     "subscribe": re.compile(r"\b(?:re)?subscri", re.IGNORECASE),
-    "stream": re.compile(r"\bstream", re.IGNORECASE),
+    "stream": re.compile(r"\bstream|\bevents?\b", re.IGNORECASE),
     "final": re.compile(r"\bfinal\b", re.IGNORECASE),
     "history": re.compile(r"\bhistory", re.IGNORECASE),
     "continuation": re.compile(
-        r"\b(?:context_?id|task_?id|reference_?task_?ids)\b", re.IGNORECASE),
+        r"\b(?:context_?id|task_?id|reference_?task_?ids|task ids?|(?:context|task) identifiers?)\b|"
+        r"\bmulti-turn\b|\bfollow-?ups?\b|\brefine", re.IGNORECASE),
     "status": re.compile(
         r"\bTask ?(?:State|Status)\b|\b(?:task|its) (?:state|status)\b|\bstatus (?:update|change)|"
-        r"\bstate (?:change|transition)|\blifecycle\b|\btransition", re.IGNORECASE),
+        r"\bstate (?:change|transition)|\blifecycle\b|\btransition|"
+        r"\b(?:state|status) of (?:a|the|this) task\b", re.IGNORECASE),
     "error": re.compile(r"\bTaskNotFound|\bTaskNotCancelable|\bUnsupportedOperation", re.IGNORECASE),
     "resume": re.compile(r"\bresum|\brestart|\bcontinu(?:e|es|ed|ing|ation)\b", re.IGNORECASE),
+    "progress": re.compile(r"\bprogress|\bcomplet(?:e|ion)\b|\bexpir|\bpurge|\bpoll", re.IGNORECASE),
 }
 # A state's plain name is an ordinary English word ("failed deliveries", "Working Group"):
 # it is a cue only in a sentence that is about a task, a state or a status.
@@ -163,6 +166,8 @@ def _unit(text: str, section: str, start: int, end: int, subject: str = "") -> S
     # Task.context_id); the message's name is not (every field of CancelTaskRequest is not
     # about cancelling).
     member = subject.rsplit(".", 1)[1] if "." in subject else ""
+    if member == "id":  # Task.id is the task id; a bare "id" says nothing
+        member = subject.replace(".", " ")
     cues = cues_of(f"{member}: {plain}" if member else plain)
     return Sentence(key_of(plain, subject), plain, section, start, end, cues, subject)
 
@@ -344,8 +349,9 @@ def read_docs(artifact: Artifact) -> Reading:
 
 # --- .proto ---------------------------------------------------------------------------------
 
-# Tool directives in comments (`protolint:disable …`) are not prose.
-_DIRECTIVE = re.compile(r"^(?:protolint|buf:lint|nolint)\b")
+# Tool directives in comments (`protolint:disable …`, the docs' snippet markers
+# `--8<-- [start:Task]`) are not prose.
+_DIRECTIVE = re.compile(r"^(?:protolint|buf:lint|nolint)\b|^--8<--")
 
 
 def read_proto(artifact: Artifact) -> Reading:
@@ -416,7 +422,10 @@ def _joined_units(lines: list[tuple[int, str]], section: str, subject: str = "")
 
     units = []
     for a, b in split_sentences(text):
-        found = _unit(text[a:b], section, line_at(a), line_at(max(a, b - 1)), subject)
+        # Comments and descriptions mark code with backticks, as Markdown does; the key is of
+        # the words, so `Task` and Task are the same word here too.
+        found = _unit(text[a:b].replace("`", ""), section, line_at(a), line_at(max(a, b - 1)),
+                      subject)
         if found:
             units.append(found)
     return units
@@ -492,14 +501,17 @@ def read(artifact: Artifact) -> Reading:
 
 
 # Where a source defines the states (the TaskState enum and its table, the TaskStatus
-# object), every sentence is about the lifecycle, whatever its words.
-_DEFINES_STATES = re.compile(r"^Task ?(?:State|Status)(?: Enum| Object)?$", re.IGNORECASE)
+# object) or describes the flow of one state (in-task authorization, which is the
+# auth-required state), every sentence is about the lifecycle, whatever its words.
+_DEFINES_STATES = re.compile(
+    r"^(?:Task ?(?:State|Status)(?: Enum| Object)?|In-Task Authori[sz]ation.*|"
+    r"In-Task Authentication.*)$", re.IGNORECASE)
 
 
 def _with_definitions(reading: Reading) -> Reading:
     defining = {s.id for s in reading.sections if _DEFINES_STATES.match(s.title)}
-    units = [u if u.cues or u.section not in defining else
-             Sentence(u.key, u.text, u.section, u.line_start, u.line_end, ("defines-state",),
+    units = [u if u.cues or u.section not in defining or _MACRO.match(u.text) else
+             Sentence(u.key, u.text, u.section, u.line_start, u.line_end, ("about-a-state",),
                       u.subject)
              for u in reading.units]
     return Reading(reading.sections, units)

@@ -68,7 +68,8 @@ CUES: dict[str, re.Pattern[str]] = {
     "status": re.compile(
         r"\bTask ?(?:State|Status)\b|\b(?:task|its) (?:state|status)\b|\bstatus (?:update|change)|"
         r"\bstate (?:change|transition)|\blifecycle\b|\btransition|"
-        r"\b(?:state|status) of (?:a|the|this) task\b", re.IGNORECASE),
+        r"\b(?:state|status) of (?:a|the|this) task\b|\btask updates?\b|\blong-running\b",
+        re.IGNORECASE),
     "error": re.compile(r"\bTaskNotFound|\bTaskNotCancelable|\bUnsupportedOperation", re.IGNORECASE),
     "resume": re.compile(r"\bresum|\brestart|\bcontinu(?:e|es|ed|ing|ation)\b", re.IGNORECASE),
     "progress": re.compile(r"\bprogress|\bcomplet(?:e|ion)\b|\bexpir|\bpurge|\bpoll", re.IGNORECASE),

@@ -13,7 +13,8 @@ What counts as a unit:
 
 - Markdown: every sentence of a paragraph, list item or table cell, split on sentence
   ends (not on ``e.g.``, ``i.e.``, section numbers or inside brackets); a table row is one
-  unit (its cells joined with `` | ``). Code blocks, HTML and headings are not prose.
+  unit (its cells joined with `` | ``); the comments of a TypeScript block, each about the
+  declaration it belongs to. Other code blocks, HTML and headings are not prose.
 - .proto: every sentence of the comment block above (or after) a declaration, under its
   top-level declaration (``TaskState``, ``Task``, ``A2AService``).
 - JSON schema: every sentence of a ``description`` (or ``title``) inside a definition,
@@ -290,8 +291,59 @@ def read_markdown(artifact: Artifact, numbered: bool) -> Reading:
             continue
         if token.type == "inline":
             units += _prose(token, current)
+        elif token.type == "fence" and token.info.split()[:1] in (["ts"], ["typescript"]):
+            units += _typescript_comments(token, current)
         index += 1
     return Reading(sections, units)
+
+
+# The early specifications (up to v0.2.0) define the objects in TypeScript blocks whose
+# comments say what a field means ("signifies the terminal status update ..."); later ones
+# include the definitions from a file the mirror does not hold, and the JSON schema's
+# descriptions carry the same words.
+_TS_TYPE = re.compile(r"^\s*(?:export\s+)?(?:interface|type|enum|class)\s+(\w+)")
+_TS_MEMBER = re.compile(r"^\s*(?:\|\s*)?(?:readonly\s+)?[\"']?([\w-]+)[\"']?\??\s*(?:[:=;,]|//|$)")
+
+
+def _typescript_comments(fence: Token, section: str) -> list[Sentence]:
+    """The sentences of the comments in a TypeScript block, each about the declaration it
+    sits above or trails: ``TaskStatusUpdateEvent.final``, ``TaskState.completed``."""
+    if fence.map is None:
+        return []
+    first = fence.map[0] + 2  # the fence's opening line comes first
+    pending: list[tuple[int, str]] = []  # comment lines waiting for their declaration
+    owner = ""
+    units: list[Sentence] = []
+    for offset, raw in enumerate(fence.content.splitlines()):
+        line = first + offset
+        code, _, comment = raw.partition("//")
+        stripped = code.strip()
+        if stripped.startswith(("/*", "*")) and not comment:
+            text = stripped.lstrip("/*").rstrip("*/").strip()
+            if text:
+                pending.append((line, text))
+            continue
+        if not stripped:
+            if comment.strip():
+                pending.append((line, comment.strip()))
+            continue
+        declared = _TS_TYPE.match(code)
+        member = _TS_MEMBER.match(code)
+        if declared:
+            owner = declared.group(1)
+            subject = owner
+        elif member and owner:
+            subject = f"{owner}.{member.group(1)}"
+        else:
+            subject = owner
+        if pending:
+            units += _joined_units(pending, section, subject)
+            pending = []
+        if comment.strip():
+            units += _joined_units([(line, comment.strip())], section, subject)
+    if pending:
+        units += _joined_units(pending, section, owner)
+    return units
 
 
 def _markdown_sections(headings: list[Heading], last_line: int, numbered: bool) -> list[Section]:

@@ -27,11 +27,12 @@ from typing import Any
 from ..diagnostics import Diagnostic, Mark
 from ..extract import artifact_of
 from ..extract.sentences import READERS, Reading, Section, Sentence, read
+from ..extract.sentences import VERSION as SENTENCES_VERSION
 from ..records import patterns
 from ..records.kb import KnowledgeBase
 from ..records.model import Source, SweepAccount, SweepLedger
 from ..records.sweep_ledger import title_pattern
-from ..sources.cache import Cache
+from ..sources.cache import Cache, sha256_of
 
 
 @dataclass
@@ -112,9 +113,27 @@ def selected(reading: Reading, titles: list[str]) -> list[Section]:
     return result
 
 
+# Readings already made in this process, by source kind and the bytes' sha256: what such a
+# key names never changes, and a second sweep (a test, `a2a-kb serve`) need not parse the
+# sources again. Bounded, like the fact store's.
+_READINGS: dict[tuple[str, str, str], Reading] = {}
+_READINGS_LIMIT = 256
+
+
+def _reading(source: Source, data: bytes) -> Reading:
+    key = (source.kind, source.sha256 or sha256_of(data), SENTENCES_VERSION)
+    found = _READINGS.get(key)
+    if found is None:
+        found = read(artifact_of(source, data))
+        if len(_READINGS) >= _READINGS_LIMIT:
+            _READINGS.clear()
+        _READINGS[key] = found
+    return found
+
+
 def sweep_source(source: Source, data: bytes, titles: list[str]) -> SourceSweep:
-    """The sweep of one source's bytes under a scope's titles (pure)."""
-    reading = read(artifact_of(source, data))
+    """The sweep of one source's bytes under a scope's titles."""
+    reading = _reading(source, data)
     sections = selected(reading, titles)
     ids = {s.id for s in sections}
     return SourceSweep(source, sections, [u for u in reading.candidates() if u.section in ids])

@@ -8,11 +8,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KB     := $(BIN)/a2a-kb
 
-.PHONY: help setup fetch vendor validate check mutate site serve test lint unit node-test capture capture-check bench clean workflow-lint buf capture-sdks
+.PHONY: help setup fetch vendor validate check mutate sweep site serve test lint unit node-test capture capture-check bench clean workflow-lint buf capture-sdks
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
-	@echo "make test    every check and test (set-up, fetch, ruff, mypy, actionlint, validate, check, mutate, pytest, node)"
+	@echo "make test    every check and test (set-up, fetch, ruff, mypy, actionlint, validate, check, mutate, sweep, pytest, node)"
 	@echo "make serve   preview the site on http://127.0.0.1:8000"
 	@echo "make bench   run the benchmarks and write bench/results.{md,json}"
 
@@ -40,6 +40,9 @@ check: validate
 # change to what its statement asserts is weak, unless claims/mutation/allow.yaml says why.
 mutate: check
 	$(KB) mutate
+
+sweep: check
+	$(KB) sweep
 
 site: check vendor
 	$(KB) build
@@ -110,7 +113,7 @@ capture: setup capture-sdks
 capture-check: setup capture-sdks
 	$(KB) capture --check
 
-test: lint workflow-lint check mutate capture-check unit node-test
+test: lint workflow-lint check mutate sweep capture-check unit node-test
 
 bench: fetch vendor buf
 	$(BIN)/python bench/run.py

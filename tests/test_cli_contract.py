@@ -59,6 +59,7 @@ def test_design_commands_exist() -> None:
         "pin",
         "watch",
         "add-version",
+        "sweep",
     ]
     # Beyond DESIGN.md's table: `mutate`, the claim mutation testing of issue 13.
     extensions = ["mutate"]

@@ -204,7 +204,22 @@ def _check_sentences(fact: Fact, text: str) -> None:
         assert fact.value, "a part's inventory is given only where it holds something"
 
 
+def _check_comment(fact: Fact, text: str) -> None:
+    """A proto comment: its words, in order, are the lines' comment text."""
+    def words(t: str) -> str:
+        return " ".join(re.sub(r"[/*]+", " ", t).split())
+
+    assert words(fact.value) in words(text)
+
+
+def _check_description(fact: Fact, text: str) -> None:
+    """A JSON description: the lines hold its member, string and all."""
+    assert '"description": ' + json.dumps(fact.value, ensure_ascii=False) in text
+
+
 CHECKS: dict[str, Callable[[Fact, str], None]] = {
+    "comment": _check_comment,
+    "description": _check_description,
     "enum-values": _check_enum_values,
     "states": _check_states,
     "named-states": _check_states,

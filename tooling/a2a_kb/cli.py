@@ -173,6 +173,19 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .knowledge.sweep import as_json, format_text, sweep
+    from .output import dumps, envelope
+
+    kb = _kb(args)
+    result = sweep(kb, [args.version] if args.version else None)
+    if args.format == "json":
+        _emit(dumps(envelope(as_json(result))))
+    else:
+        _emit(format_text(result, listing=args.list))
+    return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
 def cmd_states(args: argparse.Namespace) -> int:
     from .knowledge import states
     from .output import dumps, envelope
@@ -421,7 +434,8 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     sp = add(
         "schema", cmd_schema, "Print the JSON Schema of a record kind (all kinds without KIND)."
     )
-    sp.add_argument("kind", nargs="?", choices=["claim", "source", "conflict", "version", "upstream"])
+    sp.add_argument("kind", nargs="?",
+                    choices=["claim", "source", "conflict", "version", "upstream", "sweep"])
 
     sp = add("fetch", cmd_fetch, "Fill and verify the source cache from the network or a mirror.")
     sp.add_argument(
@@ -456,6 +470,16 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--format", choices=["text", "json"], default="text", help="output format")
     sp.add_argument("--verbose", action="store_true",
                     help="also list the weak claims the allow-list accepts")
+
+    sp = add(
+        "sweep", cmd_sweep,
+        "Sweep the primary sources for lifecycle sentences and hold them to the ledger "
+        "(sources/sweep.yaml): every sentence of a swept section accounted for, no stale account.",
+    )
+    sp.add_argument("--version", help="sweep only this version (0.3.0, latest, main, draft)")
+    sp.add_argument("--list", action="store_true",
+                    help="list every swept section and candidate sentence with its account")
+    sp.add_argument("--format", choices=["text", "json"], default="text", help="output format")
 
     sp = add("states", cmd_states, "The state set of a version, per binding and per source.")
     sp.add_argument("--version", help="0.3.0, v0.3.0, latest, main or draft (default: latest)")

@@ -29,6 +29,10 @@ reserved                <Message>                   {"numbers": [...], "names": 
 rpc-methods             <Service>                   list of method names
 rpc-method              <Service>.<Method>          {"request": str, "response": str,
                                                      "streaming": bool}
+comment                 <Symbol>, <Message>.<field> the comment of a proto declaration (message,
+                        or <Service>.<Method>       field, service, method, the TaskState enum), as
+                                                    one line of words
+description             <Definition>[.<property>]   a JSON schema description, as written
 error                   <ErrorName>                 {"code": int|None, "message": str|None}
 error-mapping           <ErrorName>                 {"json-rpc": int|None, "http": int|None,
                                                      "grpc": str|None}

@@ -3,7 +3,8 @@
 Reads the TaskState enum, the properties of every object definition (the lifecycle
 messages Task, TaskStatus, TaskStatusUpdateEvent and TaskArtifactUpdateEvent must be
 there), and the JSON-RPC error definitions whose code is fixed by ``const``, ``default``
-or ``examples``. Early schemas keep definitions under ``$defs``, later ones under
+or ``examples``, and the ``description`` of every definition and property (``description``
+facts). Early schemas keep definitions under ``$defs``, later ones under
 ``definitions``. Lines come from :mod:`.json_positions`: a property's fact points at its
 key, a definition's at its whole body. The ``description`` strings give the inventories
 (:mod:`.inventory`) of normative and time-limit sentences, for the file and per definition.
@@ -20,7 +21,7 @@ from .inventory import DOCUMENT, PROSE_KINDS, Inventory
 from .json_positions import Pointer, Span, locate
 from .lifecycle import TASK_STATE, EnumEntry, enum_drafts
 
-VERSION = "3"
+VERSION = "4"  # 3: inventories; 4: description facts
 LIFECYCLE_MESSAGES = ("Task", "TaskStatus", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent")
 
 
@@ -93,7 +94,8 @@ def _task_state(artifact: Artifact, definition: Any, spans: dict[Pointer, Span],
     entries = [EnumEntry(spelling=v, line_start=spans[(*where, "enum", i)][0],
                          line_end=spans[(*where, "enum", i)][1])
                for i, v in enumerate(values)]
-    return enum_drafts(entries, *spans[(*where, "enum")])
+    return enum_drafts(entries, *spans[(*where, "enum")]) + _description(
+        TASK_STATE, definition, spans, where)
 
 
 def _message(name: str, definition: dict[str, Any], spans: dict[Pointer, Span],
@@ -101,12 +103,22 @@ def _message(name: str, definition: dict[str, Any], spans: dict[Pointer, Span],
     properties: dict[str, Any] = definition["properties"]
     required = set(definition.get("required") or [])
     drafts = [Draft("message-fields", name, list(properties), *spans[where])]
+    drafts += _description(name, definition, spans, where)
     for field, schema in properties.items():
         value = {"number": None, "type": type_name(schema), "required": field in required,
                  "json_name": None}
         where_field = spans[(*where, "properties", field)]
         drafts.append(Draft("field", f"{name}.{field}", value, *where_field))
+        drafts += _description(f"{name}.{field}", schema, spans, (*where, "properties", field))
     return drafts
+
+
+def _description(subject: str, schema: Any, spans: dict[Pointer, Span], where: Pointer) -> list[Draft]:
+    """The ``description`` of a definition or property, as written; nothing when it has none."""
+    text = schema.get("description") if isinstance(schema, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        return []
+    return [Draft("description", subject, text, *spans[(*where, "description")])]
 
 
 def type_name(schema: Any) -> str:

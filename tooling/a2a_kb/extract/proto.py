@@ -8,9 +8,11 @@ prints to stderr and carries on) for one that stops with the position of the err
 
 Read: the TaskState enum (numbers, comments, and the class each comment gives its value),
 every message's fields (number, type, required through ``(google.api.field_behavior) =
-REQUIRED``, ``json_name``), reserved numbers and names, and every service's methods; and
-the inventories (:mod:`.inventory`) of the comments' normative and time-limit sentences,
-for the file and for each top-level declaration.
+REQUIRED``, ``json_name``), reserved numbers and names, every service's methods, the
+comment of every message, field, service and method (``comment`` facts: what the
+sweep's claims about the proto's words are checked against), and the inventories
+(:mod:`.inventory`) of the comments' normative and time-limit sentences, for the file
+and for each top-level declaration.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .artifact import Artifact, Draft
 from .inventory import DOCUMENT, PROSE_KINDS, Inventory
 from .lifecycle import TASK_STATE, EnumEntry, class_in_words, enum_drafts
 
-VERSION = "4"
+VERSION = "5"  # 4: inventories; 5: comment facts
 
 Span = tuple[int, int]
 
@@ -219,7 +221,8 @@ def _task_state(enum: ast.Enum, positions: _Positions) -> list[Draft]:
         entries.append(EnumEntry(spelling=value.name, number=value.number, description=description,
                                  state_class=class_in_words(description),
                                  line_start=first, line_end=end))
-    return enum_drafts(entries, *positions.spans[("enum", enum.name)])
+    span = positions.spans[("enum", enum.name)]
+    return enum_drafts(entries, *span) + _comment(positions, enum.name, span)
 
 
 def _fields(elements: list[Any]) -> list[ast.Field | ast.MapField]:
@@ -235,14 +238,16 @@ def _fields(elements: list[Any]) -> list[ast.Field | ast.MapField]:
 def _message(message: ast.Message, scope: list[str], positions: _Positions) -> list[Draft]:
     name = ".".join([*scope, message.name])
     fields = _fields(message.elements)
-    drafts = [Draft("message-fields", name, [f.name for f in fields],
-                    *positions.spans[("message", *scope, message.name)])]
+    span = positions.spans[("message", *scope, message.name)]
+    drafts = [Draft("message-fields", name, [f.name for f in fields], *span)]
+    drafts += _comment(positions, name, span)
     for item in fields:
         value = {"number": item.number, "type": field_type(item),
                  "required": _option(item.options, "(google.api.field_behavior)") == "REQUIRED",
                  "json_name": _option(item.options, "json_name")}
-        drafts.append(Draft("field", f"{name}.{item.name}", value,
-                            *positions.spans[("field", *scope, message.name, item.name)]))
+        field_span = positions.spans[("field", *scope, message.name, item.name)]
+        drafts.append(Draft("field", f"{name}.{item.name}", value, *field_span))
+        drafts += _comment(positions, f"{name}.{item.name}", field_span)
     reserved = [e for e in message.elements if isinstance(e, ast.Reserved)]
     if reserved:
         spans = positions.reserved.get(name, [])
@@ -292,11 +297,24 @@ def _reserved_numbers(ranges: list[str]) -> list[int | str]:
 
 def _service(service: ast.Service, positions: _Positions) -> list[Draft]:
     methods = [m for m in service.elements if isinstance(m, ast.Method)]
-    drafts = [Draft("rpc-methods", service.name, [m.name for m in methods],
-                    *positions.spans[("service", service.name)])]
+    span = positions.spans[("service", service.name)]
+    drafts = [Draft("rpc-methods", service.name, [m.name for m in methods], *span)]
+    drafts += _comment(positions, service.name, span)
     for method in methods:
         value = {"request": method.input_type.type, "response": method.output_type.type,
                  "streaming": method.input_type.stream or method.output_type.stream}
-        drafts.append(Draft("rpc-method", f"{service.name}.{method.name}", value,
-                            *positions.spans[("method", service.name, method.name)]))
+        method_span = positions.spans[("method", service.name, method.name)]
+        drafts.append(Draft("rpc-method", f"{service.name}.{method.name}", value, *method_span))
+        drafts += _comment(positions, f"{service.name}.{method.name}", method_span)
     return drafts
+
+
+def _comment(positions: _Positions, subject: str, span: Span) -> list[Draft]:
+    """The comment of a declaration: the block right above it, and a comment trailing its
+    first line (a field's ``// …`` after the semicolon); nothing when it has none."""
+    above, first = _leading_comment(positions, span[0])
+    trailing = positions.trailing.get(span[0], "") if span[0] == span[1] else ""
+    text = " ".join(p for p in (above, trailing) if p)
+    if not text:
+        return []
+    return [Draft("comment", subject, text, first, span[0])]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..diagnostics import Diagnostic
 from ..errors import ConfigurationError
 from ..project import Project
-from .model import Claim, Conflict, Source, Upstream, Version
+from .model import Claim, Conflict, Source, SweepLedger, Upstream, Version
 
 _VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z][0-9A-Za-z.]*)?)$")
 _NUMBERED = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z][0-9A-Za-z.]*))?$")
@@ -59,6 +59,7 @@ class KnowledgeBase:
     claims: dict[str, Claim] = field(default_factory=dict)
     conflicts: dict[str, Conflict] = field(default_factory=dict)
     upstream: dict[str, Upstream] = field(default_factory=dict)
+    sweep: SweepLedger = field(default_factory=SweepLedger)
     problems: list[Diagnostic] = field(default_factory=list)
 
     @property

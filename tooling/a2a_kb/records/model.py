@@ -206,3 +206,48 @@ class Upstream:
     releases: list[str] = field(default_factory=list)
     notes: str = ""
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class SweepScope:
+    """Which sections of a source are swept: those whose title matches one of ``titles``
+    (RE2, whole title, any case), each with its subsections."""
+
+    source: str  # the source name: the part of a source id before '@'
+    titles: list[str]
+    mark: Mark
+    note: str = ""
+
+
+@dataclass
+class SweepVersion:
+    """The sections swept in one version, per source id, as the ledger records them."""
+
+    version: str
+    swept: dict[str, list[str]]
+    mark: Mark
+    marks: dict[str, Mark] = field(default_factory=dict)  # per source id, its list's place
+
+
+@dataclass
+class SweepAccount:
+    """How one candidate sentence (by its key) is accounted for: by the claims that state
+    it, or as not about the lifecycle, with the reason."""
+
+    key: str
+    mark: Mark
+    found_in: str = ""  # `<source id> §<section>`
+    claims: list[str] = field(default_factory=list)
+    not_lifecycle: str = ""
+    note: str = ""
+    claim_marks: list[Mark] = field(default_factory=list)
+
+
+@dataclass
+class SweepLedger:
+    """sources/sweep.yaml: the scopes, the versions swept and the accounts."""
+
+    scopes: dict[str, SweepScope] = field(default_factory=dict)
+    versions: dict[str, SweepVersion] = field(default_factory=dict)
+    accounts: dict[str, SweepAccount] = field(default_factory=dict)
+    path: str = ""

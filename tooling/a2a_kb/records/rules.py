@@ -26,6 +26,7 @@ from . import dossier, patterns
 from .kb import KnowledgeBase, version_key
 from .loader import LoadResult, RawRecord
 from .model import Claim, Conflict
+from .sweep_ledger import ledger_rules
 from .urls import url_problem
 from .yamldoc import excerpt
 
@@ -559,4 +560,5 @@ RULES: list[Rule] = [
     upstream_references,
     answers,
     reported_claims,
+    ledger_rules,
 ]

@@ -18,6 +18,7 @@ from ..diagnostics import Diagnostic
 from ..project import Project
 from ..schemas import KINDS, schema
 from ..sources.cache import Cache
+from . import sweep_ledger
 from .compiled_schema import Check, compile_schema
 from .kb import KnowledgeBase
 from .loader import LoadResult, RawRecord, collector_paused, load
@@ -357,6 +358,7 @@ def _build(kb: KnowledgeBase, valid: dict[str, list[RawRecord]]) -> None:
             ),
         )
     _build_upstream(kb, valid["upstream"])
+    sweep_ledger.build(kb, valid["sweep"])
     for r in valid["conflict"]:
         d = r.data
         kb.conflicts.setdefault(

@@ -7,7 +7,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-KINDS = ("claim", "source", "conflict", "version", "upstream")
+KINDS = ("claim", "source", "conflict", "version", "upstream", "sweep")
 
 # The top-level key of a record file names its kind.
 FILE_KEYS = {
@@ -16,6 +16,7 @@ FILE_KEYS = {
     "conflicts": "conflict",
     "versions": "version",
     "upstream": "upstream",
+    "sweep": "sweep",
 }
 
 

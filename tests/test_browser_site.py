@@ -37,7 +37,8 @@ Element.prototype.attachShadow = function (init) { return attach.call(this, {...
 """
 GENERATED_TOP = {"index.md", "transitions.md", "conflicts.md", "claims.md", "others.md", "proposals.md",
                  "sources.md", "states/index.md", "versions/index.md", "api/index.md", "reference/python.md",
-                 "sdk/index.md", "conformance.md", "quality/reliability.md", "quality/performance.md"}
+                 "sdk/index.md", "conformance.md", "quality/reliability.md", "quality/performance.md",
+                 "quality/site.md"}
 
 
 def _nav_without_prose(config: str) -> str:

@@ -35,7 +35,7 @@ from a2a_kb.site.links import Linker, page_url
 from a2a_kb.site.pages import generate
 from a2a_kb.site.render import api
 from a2a_kb.site.vendor import MERMAID, vendor_dir
-from conftest import REPO, record_reliability
+from conftest import REPO, SITE_URL, record_reliability
 
 VENDOR = vendor_dir(REPO)
 
@@ -90,6 +90,7 @@ def built_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("A2A_KB_CACHE", str(real_cache))
         mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
+        mp.setenv("A2A_KB_SITE_URL", SITE_URL)
         started = time.process_time()  # CPU time: the suite runs in parallel
         build_into(Project.at(REPO), target, strict=True, quiet=True)
         elapsed = time.process_time() - started
@@ -532,9 +533,15 @@ def _target(site: Path, page: Path, href: str) -> tuple[Path, str] | None:
     parts = urlsplit(href)
     if parts.scheme or parts.netloc or href.startswith("mailto:"):
         return None
-    # 404.html links from the site root: it is served at any depth.
-    base = site if parts.path.startswith("/") else page.parent
-    path = (base / unquote(parts.path).lstrip("/")).resolve() if parts.path else page
+    # 404.html links from the host's root, under the site's sub-path: it is served at any depth.
+    prefix = urlsplit(SITE_URL).path
+    if parts.path.startswith("/"):
+        if not parts.path.startswith(prefix):
+            return site / "outside-the-sub-path" / parts.path.lstrip("/"), ""
+        base, rest = site, parts.path[len(prefix):]
+    else:
+        base, rest = page.parent, parts.path
+    path = (base / unquote(rest)).resolve() if parts.path else page
     if path.is_dir():
         path = path / "index.html"
     return path, unquote(parts.fragment)
@@ -558,6 +565,43 @@ def test_no_internal_link_or_anchor_is_broken(built_site: Path) -> None:
     assert len(parsed) > 40
 
 
+def test_every_page_names_its_canonical_url_and_the_sitemap_lists_them(built_site: Path) -> None:
+    pages = sorted(p for p in built_site.rglob("*.html") if p.name != "404.html")
+    expected = set()
+    for page in pages:
+        url = SITE_URL + page.relative_to(built_site).parent.as_posix().removeprefix(".") + "/"
+        url = url.replace(SITE_URL + "/", SITE_URL)
+        expected.add(url)
+        canonical = re.findall(r'<link rel="canonical" href="([^"]+)">', page.read_text("utf-8"))
+        assert canonical == [url], (page.relative_to(built_site), canonical)
+    sitemap = (built_site / "sitemap.xml").read_text("utf-8")
+    listed = set(re.findall(r"<loc>([^<]+)</loc>", sitemap))
+    assert listed == expected, sorted(listed ^ expected)[:10]
+
+
+def test_the_404_page_loads_everything_from_under_the_sub_path(built_site: Path) -> None:
+    page = (built_site / "404.html").read_text("utf-8")
+    prefix = urlsplit(SITE_URL).path
+    addresses = re.findall(r'(?:href|src)="([^"#]+)', page)
+    assert addresses and all(a.startswith(prefix) or urlsplit(a).scheme == "https" for a in addresses), [
+        a for a in addresses if not a.startswith(prefix)]
+
+
+# Elements whose content a browser reads as raw text up to their end tag: one opened by text
+# that reached the page unescaped (a docstring's ``<title slug>``) swallows the rest of it.
+RAW_TEXT = re.compile(r"<(title|textarea|style|xmp|plaintext|noembed|noframes|iframe|noscript)\b", re.I)
+
+
+def test_no_page_opens_a_raw_text_element_in_its_body(built_site: Path) -> None:
+    found = []
+    for page in built_site.rglob("*.html"):
+        text = page.read_text("utf-8")
+        body = text[text.find("<body"):]
+        found += [f"{page.relative_to(built_site)}: <{m.group(1)}" for m in RAW_TEXT.finditer(body)]
+        assert len(re.findall(r"<title\b", text)) == 1, page
+    assert not found, found[:20]
+
+
 def test_nothing_is_loaded_from_another_host(built_site: Path) -> None:
     outside = [(page.name, src) for page, links in _parse_site(built_site).items()
                for src in links.loads if urlsplit(src).scheme or src.startswith("//")]
@@ -565,9 +609,17 @@ def test_nothing_is_loaded_from_another_host(built_site: Path) -> None:
     mermaid = built_site / paths.MERMAID_JS
     assert hashlib.sha256(mermaid.read_bytes()).hexdigest() == MERMAID.sha256
     index = (built_site / "index.html").read_text("utf-8")
-    # A plain script, so the `mermaid` global exists before the theme looks for one (the
-    # theme waits for the document to load; the browser test checks no CDN is asked).
-    assert f'<script src="{paths.MERMAID_JS}"></script>' in index
+    # Mermaid only where a diagram is, through the deferred loader, never the theme's CDN copy.
+    assert "mermaid" not in index and "kb-diagram" not in index
+    table = (built_site / "states" / "1.0.0" / "index.html").read_text("utf-8")
+    assert ('<script src="../../assets/kb/diagrams.js" data-mermaid="../../assets/vendor/mermaid.min.js" '
+            'defer></script>') in table
+    assert '<pre class="kb-diagram">' in table and 'class="mermaid"' not in table
+    with_diagram = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html")
+                    if '<pre class="kb-diagram">' in p.read_text("utf-8")}
+    with_loader = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html")
+                   if "assets/kb/diagrams.js" in p.read_text("utf-8")}
+    assert with_loader == with_diagram and "transitions/index.html" in with_diagram
     assert "fonts.googleapis.com" not in index
 
 

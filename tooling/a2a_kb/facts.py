@@ -6,6 +6,7 @@ through their ``expect`` (see :mod:`a2a_kb.knowledge.check`).
 
 Fact kinds and their values (extractors must use these names):
 
+```text
 ======================  ==========================  =========================================
 kind                    subject                     value
 ======================  ==========================  =========================================
@@ -71,6 +72,7 @@ suite-marker            <pytest marker>             {"level": str|None, "comment
 suite-spec-pin          specification               {"repository": str, "branch": str,
                                                      "commit": sha} the suite copied its spec from
 ======================  ==========================  =========================================
+```
 
 Notes on reading the table:
 

@@ -21,6 +21,7 @@ from .render import (
     reference,
     reliability,
     sdk_matrix,
+    site_quality,
     sources,
     states,
     transitions,
@@ -45,6 +46,7 @@ FAMILIES: dict[str, PageFamily] = {
     "captures": captures.pages,
     "reliability": lambda d, u: [(paths.RELIABILITY, reliability.page(d, u))],
     "performance": lambda d, u: [(paths.PERFORMANCE, performance.page(d, u))],
+    "site-quality": lambda d, u: [(paths.SITE_QUALITY, site_quality.page(d, u))],
 }
 
 

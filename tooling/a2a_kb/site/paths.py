@@ -21,9 +21,11 @@ SDK_MATRIX = "sdk/index.md"
 CONFORMANCE = "conformance.md"
 RELIABILITY = "quality/reliability.md"
 PERFORMANCE = "quality/performance.md"
+SITE_QUALITY = "quality/site.md"
 API_DIR = "api/v1"
 RECORD_SCHEMAS_DIR = "schemas"
 MERMAID_JS = "assets/vendor/mermaid.min.js"
+DIAGRAMS_JS = "assets/kb/diagrams.js"  # draws a page's diagrams with MERMAID_JS, when in view
 
 
 def state_table(version: str) -> str:
@@ -36,6 +38,21 @@ def version_page(version: str) -> str:
 
 def diff_page(old: str, new: str) -> str:
     return f"versions/{old}-to-{new}.md"
+
+
+# The pages the site audit (tests/test_site_quality.py) holds to Lighthouse and axe-core: one of
+# each kind a reader meets, with the Quality > Site quality page's name for it.
+AUDITED_PAGES = (
+    ("Home", "index.md"),
+    ("State tables", STATES_INDEX),
+    ("State table of v1.0.0", "states/1.0.0.md"),
+    ("Conflicts", CONFLICTS),
+    ("Claims", CLAIMS),
+    ("Task control room", "simulator.md"),
+    ("Diff 0.3.0 → 1.0.0", "versions/0.3.0-to-1.0.0.md"),
+    ("SDK behaviour matrix", SDK_MATRIX),
+    ("Python API", PYTHON_API),
+)
 
 
 def capture_page(scenario: str) -> str:

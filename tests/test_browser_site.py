@@ -286,6 +286,9 @@ def test_diff_page_shows_its_changes(real: Watched) -> None:
 
 def test_mermaid_renders_as_svg_from_the_local_copy(real: Watched) -> None:
     page = real.open("states/1.0.0/")
+    # Mermaid is fetched only when a diagram comes near the viewport, and only from the site.
+    assert not any("mermaid" in u for u in real.requests)
+    page.locator("div.kb-diagram").scroll_into_view_if_needed()
     svg = page.locator("div.mermaid svg").first
     svg.wait_for(state="visible", timeout=15000)
     text = svg.text_content() or ""
@@ -293,6 +296,8 @@ def test_mermaid_renders_as_svg_from_the_local_copy(real: Watched) -> None:
     page.locator("#diagram").scroll_into_view_if_needed()
     _shot(page, "diagram-1.0.0")
     assert any(u.endswith("assets/vendor/mermaid.min.js") for u in real.requests)
+    page = real.open("conflicts/")
+    assert page.locator("div.kb-diagram, div.mermaid").count() == 0
     assert not real.outside(), real.outside()
     assert not real.errors
 
@@ -394,6 +399,27 @@ def test_main_pages_load_without_errors_or_network(real: Watched) -> None:
         _shot(page, name)
     assert not real.errors, real.errors
     assert not real.outside(), real.outside()
+
+
+def test_python_api_page_is_whole_in_the_browser(real: Watched, sites: dict[str, str]) -> None:
+    """Every entry the build wrote is in Chromium's DOM, and so are the footer and the
+    theme's scripts: no docstring text opens an element that swallows the rest."""
+    from a2a_kb.site.render.reference import PUBLIC_MODULES
+
+    raw = (real.context.request.get(real.base + "reference/python/").text())
+    written = len(re.findall(r'class="doc doc-heading"', raw))
+    page = real.open("reference/python/")
+    assert written > 60
+    assert page.locator(".doc-heading").count() == written
+    for module, _ in PUBLIC_MODULES:
+        assert page.locator(f"[id='{module.replace('.', '-')}']").count() == 1, module
+    assert page.locator("footer.md-footer").is_visible()
+    assert page.evaluate("() => typeof document$ !== 'undefined'"), "the theme's script did not run"
+    assert page.locator("div.md-search[role=dialog]").get_attribute("aria-label") == "Search the site"
+    # Placeholders in docstrings read as text.
+    assert "<title slug>" in page.locator("article").inner_text()
+    assert page.locator("body title, article title").count() == 0
+    assert not real.errors, real.errors
 
 
 # --- hostile records -------------------------------------------------------------------------

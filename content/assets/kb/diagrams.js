@@ -2,7 +2,7 @@
 //
 // Mermaid is 3.5 MB of JavaScript; loaded on every page, render-blocking, it made every page
 // slow on a phone. The build adds this small script (deferred) only to pages that hold a
-// diagram, and the diagram's source waits in a <pre class="kb-diagram">, readable as text
+// diagram, and the diagram's source waits in a <div class="kb-diagram">, readable as text
 // without JavaScript. When a diagram comes within a screen of the viewport, Mermaid is
 // loaded once from the site's own copy (data-mermaid on this script: never a CDN) and draws
 // every diagram of the page that is near; the others follow as they come near.
@@ -74,7 +74,7 @@
   }
 
   function start() {
-    var diagrams = Array.prototype.slice.call(document.querySelectorAll("pre.kb-diagram"));
+    var diagrams = Array.prototype.slice.call(document.querySelectorAll("div.kb-diagram"));
     if (diagrams.length === 0) return;
     if (!("IntersectionObserver" in window)) {
       diagrams.forEach(draw);

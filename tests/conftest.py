@@ -8,6 +8,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -168,6 +169,95 @@ def record_reliability(figures: dict[str, object]) -> None:
         os.replace(staging, RELIABILITY_FIGURES)
 
 
+SITE_QUALITY = REPO / "test-artifacts" / "site-quality" / "last-run.json"
+
+
+def record_site_quality(part: str, figures: dict[str, object]) -> None:
+    """Write one oracle's figures (``lighthouse``, ``axe`` or ``links``) into
+    test-artifacts/site-quality/last-run.json, which the Site quality page reads, keeping the
+    other parts from their last run; ``recorded_at`` says when this one ran (UTC)."""
+    import datetime as dt
+    import fcntl
+    import json
+
+    SITE_QUALITY.parent.mkdir(parents=True, exist_ok=True)
+    with open(SITE_QUALITY.with_suffix(".lock"), "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        current: dict[str, object] = {}
+        with contextlib.suppress(OSError, ValueError):
+            current = json.loads(SITE_QUALITY.read_text("utf-8"))
+        now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        current[part] = {**figures, "recorded_at": now}
+        staging = SITE_QUALITY.with_name(f".{SITE_QUALITY.name}.{os.getpid()}.tmp")
+        staging.write_text(json.dumps(current, indent=2, sort_keys=True, ensure_ascii=False) + "\n", "utf-8")
+        os.replace(staging, SITE_QUALITY)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    """Print the site audit's scores when this run recorded them (the workers of a parallel
+    run cannot print; the controller reads what they wrote)."""
+    import json
+
+    started = getattr(config, "_a2a_kb_started", None)
+    try:
+        if started is None or SITE_QUALITY.stat().st_mtime < started:
+            return
+        figures = json.loads(SITE_QUALITY.read_text("utf-8"))
+    except (OSError, ValueError):
+        return
+    lines = site_quality_lines(figures, since=started)
+    if lines:
+        terminalreporter.section("site quality")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
+def site_quality_lines(figures: dict[str, Any], since: float = 0.0) -> list[str]:
+    """The site audit's figures as lines of text: the parts recorded at or after ``since``."""
+    import datetime as dt
+
+    def fresh(part: str) -> dict[str, Any] | None:
+        section = figures.get(part)
+        if not isinstance(section, dict):
+            return None
+        try:
+            at = dt.datetime.fromisoformat(str(section.get("recorded_at", "")).replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return section if at.timestamp() >= since - 1 else None
+
+    lines: list[str] = []
+    if (lighthouse := fresh("lighthouse")) is not None:
+        lines.append(f"{lighthouse.get('tool')} (mobile), {lighthouse.get('seconds', 0):.0f} s: "
+                     "performance / accessibility / best practices / SEO")
+        for page in lighthouse.get("pages", []):
+            s = page.get("scores", {})
+            categories = ("performance", "accessibility", "best-practices", "seo")
+            shown = " / ".join(str(s.get(c)) for c in categories)
+            lines.append(f"  {page.get('page', '?'):<26} {shown}")
+    if (axe := fresh("axe")) is not None:
+        runs = axe.get("runs", [])
+        total = sum(r.get("violations", 0) for r in runs)
+        lines.append(f"{axe.get('tool')}, {axe.get('seconds', 0):.0f} s: {total} violations in "
+                     f"{len(runs)} runs (light and dark, 1280 and 390 px)")
+        for run in runs:
+            if run.get("violations"):
+                lines.append(f"  {run.get('page')} {run.get('scheme')} {run.get('width')} px: "
+                             f"{', '.join(run.get('rules', []))}")
+    if (links := fresh("links")) is not None:
+        lines.append(f"{links.get('tool')}, {links.get('seconds', 0):.1f} s: {links.get('broken')} broken "
+                     f"of {links.get('links')} links ({links.get('unique')} distinct) in "
+                     f"{links.get('files')} files; {links.get('excluded')} to other sites not followed")
+    return lines
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import time
+
+    config._a2a_kb_started = time.time()  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def fixture_kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private copy of the fixture knowledge base, its cache set in A2A_KB_CACHE."""
@@ -262,9 +352,15 @@ def serve_directory(root: Path) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}/"
 
 
+# Where the test build says it is published: a sub-path, as on a project's GitHub Pages site,
+# and not the default of mkdocs.yml, so that a build ignoring A2A_KB_SITE_URL is noticed.
+SITE_URL = "https://a2a-kb.test/docs/kb/"
+
+
 @pytest.fixture(scope="session")
 def built_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real site, built once (strict) from the repository into a temp folder."""
+    """The real site, built once (strict) from the repository into a temp folder, published
+    (by its site_url) at :data:`SITE_URL`."""
     from a2a_kb.project import Project
     from a2a_kb.site.build import build_into
     from a2a_kb.site.vendor import vendor_dir
@@ -274,6 +370,7 @@ def built_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("A2A_KB_CACHE", str(real_cache))
         mp.setenv("A2A_KB_VENDOR", str(vendor_dir(REPO)))
+        mp.setenv("A2A_KB_SITE_URL", SITE_URL)
         build_into(Project.at(REPO), target, strict=True, quiet=True)
     return target
 

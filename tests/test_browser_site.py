@@ -38,7 +38,8 @@ Element.prototype.attachShadow = function (init) { return attach.call(this, {...
 """
 GENERATED_TOP = {"index.md", "transitions.md", "conflicts.md", "claims.md", "others.md", "proposals.md",
                  "sources.md", "states/index.md", "versions/index.md", "api/index.md", "reference/python.md",
-                 "sdk/index.md", "conformance.md", "quality/reliability.md", "quality/performance.md"}
+                 "sdk/index.md", "conformance.md", "quality/reliability.md", "quality/performance.md",
+                 "quality/site.md"}
 
 
 def _nav_without_prose(config: str) -> str:
@@ -255,6 +256,7 @@ def test_state_tables_have_the_right_rows(real: Watched) -> None:
 
 def test_conflict_link_lands_on_its_anchor(real: Watched) -> None:
     page = real.open("claims/")
+    page.evaluate("() => document.querySelectorAll('#kb-claims details').forEach(d => { d.open = true; })")
     link = page.locator("#kb-claims a[href$='conflicts/#d1']").first
     link.click()
     page.wait_for_url(re.compile(r"/conflicts/#d1$"))
@@ -285,7 +287,15 @@ def test_diff_page_shows_its_changes(real: Watched) -> None:
 
 
 def test_mermaid_renders_as_svg_from_the_local_copy(real: Watched) -> None:
+    # A page without a diagram never fetches Mermaid; one with a diagram fetches it from the
+    # site, once the diagram comes within a screen of the viewport.
+    page = real.open("conflicts/")
+    page.mouse.wheel(0, 20000)
+    page.wait_for_timeout(300)
+    assert page.locator("div.kb-diagram, div.mermaid").count() == 0
+    assert not any("mermaid" in u for u in real.requests)
     page = real.open("states/1.0.0/")
+    page.locator("#diagram").scroll_into_view_if_needed()
     svg = page.locator("div.mermaid svg").first
     svg.wait_for(state="visible", timeout=15000)
     text = svg.text_content() or ""
@@ -396,6 +406,27 @@ def test_main_pages_load_without_errors_or_network(real: Watched) -> None:
     assert not real.outside(), real.outside()
 
 
+def test_python_api_page_is_whole_in_the_browser(real: Watched, sites: dict[str, str]) -> None:
+    """Every entry the build wrote is in Chromium's DOM, and so are the footer and the
+    theme's scripts: no docstring text opens an element that swallows the rest."""
+    from a2a_kb.site.render.reference import PUBLIC_MODULES
+
+    raw = (real.context.request.get(real.base + "reference/python/").text())
+    written = len(re.findall(r'class="doc doc-heading"', raw))
+    page = real.open("reference/python/")
+    assert written > 60
+    assert page.locator(".doc-heading").count() == written
+    for module, _ in PUBLIC_MODULES:
+        assert page.locator(f"[id='{module.replace('.', '-')}']").count() == 1, module
+    assert page.locator("footer.md-footer").is_visible()
+    assert page.evaluate("() => typeof document$ !== 'undefined'"), "the theme's script did not run"
+    assert page.locator("div.md-search[role=dialog]").get_attribute("aria-label") == "Search the site"
+    # Placeholders in docstrings read as text.
+    assert "<title slug>" in page.locator("article").inner_text()
+    assert page.locator("body title, article title").count() == 0
+    assert not real.errors, real.errors
+
+
 # --- hostile records -------------------------------------------------------------------------
 
 HOSTILE_PAGES = ["", "claims/", "conflicts/", "others/", "sources/", "states/", "states/1.0.1/",
@@ -424,7 +455,7 @@ def test_hostile_text_renders_inert(hostile: Watched) -> None:
         with checking("no injected image or frame"):
             assert page.locator("img[src='x'], iframe").count() == 0, path
     with checking("markup shown as text"):
-        page = hostile.open("claims/")
+        page = hostile.open("claims/#hostile-statement")
         article = page.locator("article#hostile-statement")
         assert "<script>alert(1)</script>" in article.inner_text()
         assert "%%{init" in article.inner_text()
@@ -473,10 +504,12 @@ def test_json_api_keeps_hostile_text_verbatim(hostile: Watched) -> None:
 
 def test_hostile_links_do_not_navigate(hostile: Watched) -> None:
     with checking("no dialog, navigation or outside request"):
-        page = hostile.open("claims/")
+        page = hostile.open("claims/#hostile-statement")
         for link in page.locator("article#hostile-statement a").all():
             href = link.get_attribute("href") or ""
-            assert href.startswith(("#", "../", "https://")), href
+            # Within the site (its anchor, a page beside or above it) or https; no scheme else.
+            schemed = re.match(r"[a-z][a-z0-9+.-]*:", href, re.I)
+            assert href.startswith(("#", "../", "https://")) or not schemed, href
         page.locator("article#hostile-statement .kb-statement").click()
         page.wait_for_timeout(200)
         assert page.url.startswith(hostile.base + "claims/")

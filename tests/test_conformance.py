@@ -117,7 +117,7 @@ def test_the_json_document_follows_its_schema_and_the_page(real_data: SiteData) 
 
 def test_the_page_is_generated_and_in_the_api_index(real_pages: dict[str, str]) -> None:
     page = real_pages[paths.CONFORMANCE]
-    assert '<table class="kb-conformance">' in page
+    assert '<table class="kb-conformance kb-cards">' in page
     assert 'data-title="@a2a-js/sdk 1.3.0"' in page and "no claim yet" in page
     assert paths.api_file("conformance") in real_pages and paths.api_schema("conformance") in real_pages
     assert "conformance.json" in real_pages[paths.API_INDEX]

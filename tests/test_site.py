@@ -35,7 +35,7 @@ from a2a_kb.site.links import Linker, page_url
 from a2a_kb.site.pages import generate
 from a2a_kb.site.render import api
 from a2a_kb.site.vendor import MERMAID, vendor_dir
-from conftest import REPO, record_reliability
+from conftest import REPO, SITE_URL, record_reliability
 
 VENDOR = vendor_dir(REPO)
 
@@ -90,6 +90,7 @@ def built_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("A2A_KB_CACHE", str(real_cache))
         mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
+        mp.setenv("A2A_KB_SITE_URL", SITE_URL)
         started = time.process_time()  # CPU time: the suite runs in parallel
         build_into(Project.at(REPO), target, strict=True, quiet=True)
         elapsed = time.process_time() - started
@@ -209,6 +210,7 @@ def test_every_page_family_is_generated(real_data: SiteData, real_pages: dict[st
     expected |= {paths.diff_page(a.id, b.id) for a, b in itertools.pairwise(ordered)}
     expected |= {paths.api_file(n) for n in api.DOCUMENTS} | {paths.api_schema(n) for n in api.DOCUMENTS}
     expected |= {paths.SDK_MATRIX, paths.RELIABILITY, paths.PERFORMANCE}
+    expected |= {paths.claims_topic_page(paths.claim_topic(c.file)) for c in real_data.kb.claims.values()}
     captures = [s for s in real_data.kb.sources.values() if s.kind == "capture"]
     assert len(captures) >= 16
     expected |= {paths.capture_page(f"{Path(s.path).parent.name}/{Path(s.path).stem}") for s in captures}
@@ -363,21 +365,43 @@ def _article(page: str, claim_id: str) -> str:
     return page[start:].split("</article>", 1)[0]
 
 
+def _topic_page(data: SiteData, pages: dict[str, str], claim_id: str) -> str:
+    return pages[paths.claims_topic_page(paths.claim_topic(data.kb.claims[claim_id].file))]
+
+
+def test_claims_index_links_each_claim_to_its_topic_page_where_it_is_in_full(
+    real_data: SiteData, real_pages: dict[str, str]
+) -> None:
+    index = real_pages[paths.CLAIMS]
+    topics = {paths.claim_topic(c.file) for c in real_data.kb.claims.values()}
+    assert len(topics) > 10
+    assert len(re.findall(r'<details class="kb-topic" id="topic-', index)) == len(topics)
+    for claim in real_data.kb.claims.values():
+        topic = paths.claim_topic(claim.file)
+        short = _article(index, claim.id)
+        assert f'href="{topic}/#{claim.id}">checks and evidence</a>' in short, claim.id
+        assert "kb-checks" not in short  # the comparisons are on the topic page only
+        assert f'data-claim="{claim.id}">' in real_pages[paths.claims_topic_page(topic)], claim.id
+    # The index is light: a fraction of the bytes of the pages it stands for.
+    full = sum(len(real_pages[paths.claims_topic_page(t)]) for t in topics)
+    assert len(index) < full / 2, (len(index), full)
+
+
 def test_claims_page_shows_what_the_machine_compared(real_data: SiteData,
                                                      real_pages: dict[str, str]) -> None:
-    page = real_pages[paths.CLAIMS]
     for claim in real_data.kb.claims.values():
-        article = _article(page, claim.id)
+        article = _article(_topic_page(real_data, real_pages, claim.id), claim.id)
         for e in claim.expect:  # every expect shows its fact and operation
             shown = f"<code>{html.escape(e.fact, quote=False)}</code></td><td><code>{e.op}</code>"
             assert shown in article, claim.id
-    absence = _article(page, "no-transition-table")
+    absence = _article(_topic_page(real_data, real_pages, "no-transition-table"), "no-transition-table")
     assert "<code>tables:document</code></td><td><code>not-matches</code>" in absence
     assert r"(?i)transition|\bfrom\b" in absence
     for version, copy in (("1.0.0", "spec@v1.0.0"), ("1.0.1", "spec@v1.0.1"), ("main", "spec@main")):
         assert f'>{copy}</a> <span class="kb-check-at">({version})</span>' in absence
         assert f'<span class="kb-at-version">{version}</span> holds' in absence
-    quoted = _article(page, "terminal-task-cannot-restart")
+    quoted = _article(_topic_page(real_data, real_pages, "terminal-task-cannot-restart"),
+                      "terminal-task-cannot-restart")
     assert "<code>the quote</code></td><td><code>is in the source</code>" in quoted
 
 
@@ -500,13 +524,13 @@ def test_capture_pages_show_the_exchange_and_its_facts(
     assert 'href="../../../../claims/#a2a-sdk-130-stream-closes-at-input-required"' in page
 
 
-def test_capture_sources_link_to_their_pages(real_pages: dict[str, str]) -> None:
+def test_capture_sources_link_to_their_pages(real_data: SiteData, real_pages: dict[str, str]) -> None:
     sources = real_pages[paths.SOURCES]
     row = sources.split('<tr id="source-capture-04-input-required-a2a-sdk-1-3-0">', 1)[1].split("</tr>", 1)[0]
     assert 'href="../sdk/captures/a2a-sdk-1.3.0/04-input-required/"' in row
-    claims = real_pages[paths.CLAIMS]
+    claims = _topic_page(real_data, real_pages, "a2a-sdk-130-stream-closes-at-input-required")
     article = claims.split('id="a2a-sdk-130-stream-closes-at-input-required"', 1)[1].split("</article>", 1)[0]
-    assert re.search(r'href="../sdk/captures/a2a-sdk-1.3.0/04-input-required/#L\d+"', article)
+    assert re.search(r'href="../../sdk/captures/a2a-sdk-1.3.0/04-input-required/#L\d+"', article)
 
 
 def test_a_changed_capture_changes_its_claims_cell_and_page(tmp_path: Path, site_env: None) -> None:
@@ -642,9 +666,15 @@ def _target(site: Path, page: Path, href: str) -> tuple[Path, str] | None:
     parts = urlsplit(href)
     if parts.scheme or parts.netloc or href.startswith("mailto:"):
         return None
-    # 404.html links from the site root: it is served at any depth.
-    base = site if parts.path.startswith("/") else page.parent
-    path = (base / unquote(parts.path).lstrip("/")).resolve() if parts.path else page
+    # 404.html links from the host's root, under the site's sub-path: it is served at any depth.
+    prefix = urlsplit(SITE_URL).path
+    if parts.path.startswith("/"):
+        if not parts.path.startswith(prefix):
+            return site / "outside-the-sub-path" / parts.path.lstrip("/"), ""
+        base, rest = site, parts.path[len(prefix):]
+    else:
+        base, rest = page.parent, parts.path
+    path = (base / unquote(rest)).resolve() if parts.path else page
     if path.is_dir():
         path = path / "index.html"
     return path, unquote(parts.fragment)
@@ -668,6 +698,43 @@ def test_no_internal_link_or_anchor_is_broken(built_site: Path) -> None:
     assert len(parsed) > 40
 
 
+def test_every_page_names_its_canonical_url_and_the_sitemap_lists_them(built_site: Path) -> None:
+    pages = sorted(p for p in built_site.rglob("*.html") if p.name != "404.html")
+    expected = set()
+    for page in pages:
+        url = SITE_URL + page.relative_to(built_site).parent.as_posix().removeprefix(".") + "/"
+        url = url.replace(SITE_URL + "/", SITE_URL)
+        expected.add(url)
+        canonical = re.findall(r'<link rel="canonical" href="([^"]+)">', page.read_text("utf-8"))
+        assert canonical == [url], (page.relative_to(built_site), canonical)
+    sitemap = (built_site / "sitemap.xml").read_text("utf-8")
+    listed = set(re.findall(r"<loc>([^<]+)</loc>", sitemap))
+    assert listed == expected, sorted(listed ^ expected)[:10]
+
+
+def test_the_404_page_loads_everything_from_under_the_sub_path(built_site: Path) -> None:
+    page = (built_site / "404.html").read_text("utf-8")
+    prefix = urlsplit(SITE_URL).path
+    addresses = re.findall(r'(?:href|src)="([^"#]+)', page)
+    assert addresses and all(a.startswith(prefix) or urlsplit(a).scheme == "https" for a in addresses), [
+        a for a in addresses if not a.startswith(prefix)]
+
+
+# Elements whose content a browser reads as raw text up to their end tag: one opened by text
+# that reached the page unescaped (a docstring's ``<title slug>``) swallows the rest of it.
+RAW_TEXT = re.compile(r"<(title|textarea|style|xmp|plaintext|noembed|noframes|iframe|noscript)\b", re.I)
+
+
+def test_no_page_opens_a_raw_text_element_in_its_body(built_site: Path) -> None:
+    found = []
+    for page in built_site.rglob("*.html"):
+        text = page.read_text("utf-8")
+        body = text[text.find("<body"):]
+        found += [f"{page.relative_to(built_site)}: <{m.group(1)}" for m in RAW_TEXT.finditer(body)]
+        assert len(re.findall(r"<title\b", text)) == 1, page
+    assert not found, found[:20]
+
+
 def test_nothing_is_loaded_from_another_host(built_site: Path) -> None:
     outside = [(page.name, src) for page, links in _parse_site(built_site).items()
                for src in links.loads if urlsplit(src).scheme or src.startswith("//")]
@@ -675,9 +742,17 @@ def test_nothing_is_loaded_from_another_host(built_site: Path) -> None:
     mermaid = built_site / paths.MERMAID_JS
     assert hashlib.sha256(mermaid.read_bytes()).hexdigest() == MERMAID.sha256
     index = (built_site / "index.html").read_text("utf-8")
-    # A plain script, so the `mermaid` global exists before the theme looks for one (the
-    # theme waits for the document to load; the browser test checks no CDN is asked).
-    assert f'<script src="{paths.MERMAID_JS}"></script>' in index
+    # Mermaid only where a diagram is, through the deferred loader, never the theme's CDN copy.
+    assert "mermaid" not in index and "kb-diagram" not in index
+    table = (built_site / "states" / "1.0.0" / "index.html").read_text("utf-8")
+    assert ('<script src="../../assets/kb/diagrams.js" data-mermaid="../../assets/vendor/mermaid.min.js" '
+            'defer></script>') in table
+    assert '<div class="kb-diagram">' in table and 'class="mermaid"' not in table
+    with_diagram = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html")
+                    if '<div class="kb-diagram">' in p.read_text("utf-8")}
+    with_loader = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html")
+                   if "assets/kb/diagrams.js" in p.read_text("utf-8")}
+    assert with_loader == with_diagram and "transitions/index.html" in with_diagram
     assert "fonts.googleapis.com" not in index
 
 
@@ -685,6 +760,11 @@ def test_search_index_holds_the_state_spellings(built_site: Path) -> None:
     index = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))
     text = " ".join(doc["text"] for doc in index["docs"])
     assert "TASK_STATE_AUTH_REQUIRED" in text
+    # Capture pages are found by their labels, claims and facts, not their JSON bodies,
+    # which made the index 1.6 MB for every reader's first search.
+    captures = [d for d in index["docs"] if d["location"].startswith("sdk/captures/")]
+    assert captures and not any('"jsonrpc"' in d["text"] for d in captures)
+    assert (built_site / "search" / "search_index.json").stat().st_size < 1_200_000
 
 
 def test_api_files_are_served_beside_their_schemas(built_site: Path) -> None:
@@ -814,3 +894,39 @@ def test_nav_gets_a_page_per_version() -> None:
         {"States": ["states/index.md", {"v1.0.1": "states/1.0.1.md"}, {"&lt;b&gt;": "states/main.md"}]},
         {"Ref": [{"API": "api/index.md"}]},
     ]
+
+
+# --- the Site quality page -----------------------------------------------------------------
+
+
+def test_site_quality_page_says_when_no_run_was_recorded_and_shows_a_run(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from a2a_kb.site.measurements import SITE_QUALITY, read_site_quality
+    from a2a_kb.site.render import site_quality
+
+    assert read_site_quality(tmp_path) is None
+    empty = site_quality.page(SimpleNamespace(site_quality=None))  # type: ignore[arg-type]
+    assert "No run recorded" in empty
+    figures = tmp_path / SITE_QUALITY
+    figures.parent.mkdir(parents=True)
+    figures.write_text(json.dumps({
+        "lighthouse": {"tool": "lighthouse 12.2.3", "recorded_at": "2026-12-01T00:00:00Z", "seconds": 80,
+                       "pages": [
+                           {"page": "Home", "path": "", "scores": {"performance": 95, "accessibility": 100,
+                                                                   "best-practices": 100, "seo": 100}},
+                           {"page": "<script>alert(1)</script>", "path": "x/", "scores": {"performance": 50}},
+                           {"scores": {}}]},
+        "axe": {"tool": "axe-core 4.14.1", "runs": [
+            {"page": "Home", "path": "", "scheme": "dark", "width": 390, "violations": 1, "nodes": 3,
+             "rules": ["color-contrast"]}]},
+        "links": {"tool": "lychee 0.24.2", "files": 2, "links": 10, "unique": 5, "ok": 9, "excluded": 1,
+                  "broken": 0}}), "utf-8")
+    found = read_site_quality(tmp_path)
+    assert found is not None and len(found.lighthouse) == 2 and found.links is not None
+    assert found.problems == ["test-artifacts/site-quality/last-run.json: `lighthouse.pages` entry 3 lacks "
+                              "a page or a count"]
+    page = site_quality.page(SimpleNamespace(site_quality=found))  # type: ignore[arg-type]
+    assert "1 of 2 pages meet every target" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
+    assert "<code>color-contrast</code>" in page and 'data-figure="broken">0<' in page

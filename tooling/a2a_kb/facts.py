@@ -6,6 +6,7 @@ through their ``expect`` (see :mod:`a2a_kb.knowledge.check`).
 
 Fact kinds and their values (extractors must use these names):
 
+```text
 ======================  ==========================  =========================================
 kind                    subject                     value
 ======================  ==========================  =========================================
@@ -90,6 +91,7 @@ time-limits             document | §<section> |     sentences that mention a ti
                         <Declaration>               limit, deadline, expiry, idleness, a
                                                      duration or "indefinitely"
 ======================  ==========================  =========================================
+```
 
 Notes on reading the table:
 

@@ -279,7 +279,10 @@ def serve(project: Project, address: str = "127.0.0.1:8000") -> None:
     with _log_to_stderr(quiet=False):
         try:
             dev_addr = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-            mkdocs_serve_module.serve(config_file, dev_addr=dev_addr, livereload=True)
+            # The preview stays at the root of its address, whatever sub-path site_url names
+            # for the published site (mkdocs would otherwise mount it there).
+            mkdocs_serve_module.serve(config_file, dev_addr=dev_addr, livereload=True,
+                                      site_url=f"http://{dev_addr}/")
         except MkDocsException as e:
             raise BuildError(f"the preview stopped: {e}") from e
         except OSError as e:  # the port was taken between the check and the server's bind

@@ -21,7 +21,14 @@ from ..records.kb import KnowledgeBase
 from ..records.model import Source, Version
 from ..records.validate import validate
 from ..sources.cache import Cache
-from .measurements import Benchmark, Reliability, read_benchmark, read_reliability
+from .measurements import (
+    Benchmark,
+    Reliability,
+    SiteQuality,
+    read_benchmark,
+    read_reliability,
+    read_site_quality,
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,7 @@ class SiteData:
     transcripts: dict[str, str] = field(default_factory=dict)  # capture source id → its text
     reliability: Reliability = field(default_factory=Reliability)
     benchmark: Benchmark | None = None
+    site_quality: SiteQuality | None = None
 
     @property
     def versions(self) -> list[Version]:
@@ -142,7 +150,7 @@ def _transcripts(kb: KnowledgeBase, book: FactBook) -> tuple[dict[str, str], lis
 def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
     """Validate, check and compute every table, diff and model the site renders, and read
     what the site reports about the project itself (capture transcripts, the figures of the
-    last test run, the benchmark's results).
+    last test run, the site audit's scores, the benchmark's results).
 
     Errors in the records do not stop the collection (pages show what is valid); they are
     returned as ``problems`` for the plugin to report. Broken set-up (a source missing from
@@ -167,5 +175,6 @@ def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
         transcripts=transcripts,
         reliability=read_reliability(project.root),
         benchmark=read_benchmark(project.root),
+        site_quality=read_site_quality(project.root),
     )
 

@@ -1,10 +1,11 @@
 """What the site reports about the project itself: the reliability figures of the last test
-run and the benchmark's results.
+run, the site audit's scores (Lighthouse, axe-core, the link check) and the benchmark's
+results.
 
-The tests (``record_reliability`` in tests/conftest.py) and ``make bench`` write these
-files; the site only reads them. A missing file is worth saying on its page (nothing has
-been measured yet), and a file that cannot be read is a problem to show, never a reason to
-guess a number.
+The tests (``record_reliability`` and ``record_site_quality`` in tests/conftest.py) and
+``make bench`` write these files; the site only reads them. A missing file is worth saying
+on its page (nothing has been measured yet), and a file that cannot be read is a problem to
+show, never a reason to guess a number.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 
 RELIABILITY_DIR = Path("test-artifacts") / "reliability"
 BENCH_RESULTS = Path("bench") / "results.json"
+SITE_QUALITY = Path("test-artifacts") / "site-quality" / "last-run.json"
+LIGHTHOUSE_CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 RECORDED_AT = "recorded_at"  # figure name → when a test recorded it (ISO 8601, UTC)
 
 
@@ -120,3 +123,153 @@ def read_benchmark(root: Path) -> Benchmark | None:
     return Benchmark(shown, machine, rows,
                      float(seconds) if isinstance(seconds, int | float) and not isinstance(seconds, bool)
                      else None, problems)
+
+
+# --- the site audit (tests/test_site_quality.py) -------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageScores:
+    """Lighthouse's four category scores (0-100; None where it gave none) for one page."""
+
+    page: str
+    path: str
+    scores: dict[str, int | None]
+    failing: list[str]  # the ids of the scored audits that did not pass
+
+
+@dataclass(frozen=True)
+class AxeRun:
+    """axe-core's violations on one page in one colour scheme at one width."""
+
+    page: str
+    path: str
+    scheme: str
+    width: int
+    violations: int  # rules violated
+    nodes: int  # elements in violation, over every rule
+    rules: list[str]
+
+
+@dataclass(frozen=True)
+class LinkCheck:
+    """The link checker's totals over the whole built site."""
+
+    files: int
+    links: int
+    unique: int
+    ok: int
+    excluded: int
+    broken: int
+    examples: list[str]  # a few broken links, "page: link (reason)"
+
+
+@dataclass(frozen=True)
+class SiteQuality:
+    """The last run of the site audit; each part is missing when that oracle did not run."""
+
+    file: str
+    tools: dict[str, str] = field(default_factory=dict)  # part → "lighthouse 12.2.3"
+    recorded_at: dict[str, str] = field(default_factory=dict)  # part → ISO 8601
+    seconds: dict[str, float] = field(default_factory=dict)
+    lighthouse: list[PageScores] = field(default_factory=list)
+    targets: dict[str, int] = field(default_factory=dict)
+    axe: list[AxeRun] = field(default_factory=list)
+    links: LinkCheck | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def _integer(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _strings(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _lighthouse_page(raw: Any) -> PageScores | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("page"), str):
+        return None
+    found = raw.get("scores")
+    scores: dict[str, Any] = found if isinstance(found, dict) else {}
+    return PageScores(raw["page"], str(raw.get("path", "")),
+                      {c: _integer(scores.get(c)) for c in LIGHTHOUSE_CATEGORIES},
+                      _strings(raw.get("failing")))
+
+
+def _axe_run(raw: Any) -> AxeRun | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("page"), str):
+        return None
+    width, violations, nodes = (_integer(raw.get(k)) for k in ("width", "violations", "nodes"))
+    if width is None or violations is None or nodes is None:
+        return None
+    return AxeRun(raw["page"], str(raw.get("path", "")), str(raw.get("scheme", "")), width,
+                  violations, nodes, _strings(raw.get("rules")))
+
+
+def _link_check(raw: Any) -> LinkCheck | None:
+    if not isinstance(raw, dict):
+        return None
+    counts = {k: _integer(raw.get(k)) for k in ("files", "links", "unique", "ok", "excluded", "broken")}
+    if any(v is None for v in counts.values()):
+        return None
+    return LinkCheck(**{k: int(v or 0) for k, v in counts.items()}, examples=_strings(raw.get("examples")))
+
+
+def read_site_quality(root: Path) -> SiteQuality | None:
+    """test-artifacts/site-quality/last-run.json, or None when the audit never ran here."""
+    path = root / SITE_QUALITY
+    if not path.exists():
+        return None
+    shown = str(SITE_QUALITY)
+    found, problem = _json_object(path, shown)
+    if found is None:
+        return SiteQuality(shown, problems=[problem])
+    problems: list[str] = []
+    tools: dict[str, str] = {}
+    recorded: dict[str, str] = {}
+    seconds: dict[str, float] = {}
+    for part in ("lighthouse", "axe", "links"):
+        section = found.get(part)
+        if section is None:
+            continue
+        if not isinstance(section, dict):
+            problems.append(f"{shown}: `{part}` is not an object")
+            continue
+        tools[part] = str(section.get("tool", ""))
+        if isinstance(section.get("recorded_at"), str):
+            recorded[part] = section["recorded_at"]
+        took = section.get("seconds")
+        if isinstance(took, int | float) and not isinstance(took, bool) and math.isfinite(took):
+            seconds[part] = float(took)
+
+    def rows(part: str, key: str, read: Any) -> list[Any]:
+        section = found.get(part)
+        raw = section.get(key) if isinstance(section, dict) else None
+        if section is None or raw is None:
+            return []
+        if not isinstance(raw, list):
+            problems.append(f"{shown}: `{part}.{key}` is not a list")
+            return []
+        kept = []
+        for i, item in enumerate(raw, 1):
+            row = read(item)
+            if row is None:
+                problems.append(f"{shown}: `{part}.{key}` entry {i} lacks a page or a count")
+            else:
+                kept.append(row)
+        return kept
+
+    lighthouse = rows("lighthouse", "pages", _lighthouse_page)
+    axe = rows("axe", "runs", _axe_run)
+    section = found.get("lighthouse")
+    raw_targets = section.get("targets") if isinstance(section, dict) else None
+    targets = {c: t for c in LIGHTHOUSE_CATEGORIES
+               if isinstance(raw_targets, dict) and (t := _integer(raw_targets.get(c))) is not None}
+    links = None
+    if isinstance(found.get("links"), dict):
+        links = _link_check(found["links"])
+        if links is None:
+            problems.append(f"{shown}: `links` lacks one of its counts (files, links, unique, ok, "
+                            "excluded, broken)")
+    return SiteQuality(shown, tools, recorded, seconds, lighthouse, targets, axe, links, problems)

@@ -21,6 +21,7 @@ from .render import (
     reference,
     reliability,
     sdk_matrix,
+    site_quality,
     sources,
     states,
     transitions,
@@ -34,7 +35,7 @@ FAMILIES: dict[str, PageFamily] = {
     "transitions": lambda d, u: [(paths.TRANSITIONS, transitions.page(d, u))],
     "conflicts": lambda d, u: [(paths.CONFLICTS, conflicts.page(d, u))],
     "versions": versions.pages,
-    "claims": lambda d, u: [(paths.CLAIMS, claims.page(d, u))],
+    "claims": claims.pages,
     "sources": lambda d, u: [(paths.SOURCES, sources.registry_page(d, u))],
     "others": lambda d, u: [(paths.OTHERS, sources.others_page(d, u))],
     "proposals": lambda d, u: [(paths.PROPOSALS, sources.proposals_page(d, u))],
@@ -45,6 +46,7 @@ FAMILIES: dict[str, PageFamily] = {
     "captures": captures.pages,
     "reliability": lambda d, u: [(paths.RELIABILITY, reliability.page(d, u))],
     "performance": lambda d, u: [(paths.PERFORMANCE, performance.page(d, u))],
+    "site-quality": lambda d, u: [(paths.SITE_QUALITY, site_quality.page(d, u))],
 }
 
 
@@ -59,7 +61,8 @@ def generate(data: SiteData, use_directory_urls: bool = True) -> dict[str, str]:
 
 def nav_children(data: SiteData) -> dict[str, list[dict[str, str]]]:
     """The pages that go under the nav entries of the states and versions indexes (newest
-    version first) and of the SDK behaviour matrix (a page per capture).
+    version first) and of the SDK behaviour matrix (a page per capture). The claims' topic
+    pages stay out of the nav, which every page carries: the claims index links each one.
 
     The theme writes nav titles into the page without escaping them, so the version
     titles (record text) are HTML-escaped here.

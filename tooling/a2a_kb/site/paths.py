@@ -21,9 +21,11 @@ SDK_MATRIX = "sdk/index.md"
 CONFORMANCE = "conformance.md"
 RELIABILITY = "quality/reliability.md"
 PERFORMANCE = "quality/performance.md"
+SITE_QUALITY = "quality/site.md"
 API_DIR = "api/v1"
 RECORD_SCHEMAS_DIR = "schemas"
 MERMAID_JS = "assets/vendor/mermaid.min.js"
+DIAGRAMS_JS = "assets/kb/diagrams.js"  # draws a page's diagrams with MERMAID_JS, when in view
 
 
 def state_table(version: str) -> str:
@@ -38,6 +40,22 @@ def diff_page(old: str, new: str) -> str:
     return f"versions/{old}-to-{new}.md"
 
 
+# The pages the site audit (tests/test_site_quality.py) holds to Lighthouse and axe-core: one of
+# each kind a reader meets, with the Quality > Site quality page's name for it.
+AUDITED_PAGES = (
+    ("Home", "index.md"),
+    ("State tables", STATES_INDEX),
+    ("State table of v1.0.0", "states/1.0.0.md"),
+    ("Conflicts", CONFLICTS),
+    ("Claims", CLAIMS),
+    ("Claims of one file (operations)", "claims/operations.md"),
+    ("Task control room", "simulator.md"),
+    ("Diff 0.3.0 → 1.0.0", "versions/0.3.0-to-1.0.0.md"),
+    ("SDK behaviour matrix", SDK_MATRIX),
+    ("Python API", PYTHON_API),
+)
+
+
 def capture_page(scenario: str) -> str:
     """The page of one capture transcript, by its build and scenario
     (``a2a-sdk-1.3.0/04-input-required``)."""
@@ -50,6 +68,18 @@ def api_file(name: str) -> str:
 
 def api_schema(name: str) -> str:
     return f"{API_DIR}/schemas/{name}.schema.json"
+
+
+def claims_topic_page(topic: str) -> str:
+    """The page that shows one claims file (``claims/cancellation.yaml``) in full: each claim
+    with what its checks compared, version by version, and the lines they read."""
+    return f"claims/{topic}.md"
+
+
+def claim_topic(claim_file: str) -> str:
+    """The topic a claim's file names: ``claims/in-task-auth.yaml`` → ``in-task-auth``."""
+    topic = re.sub(r"\.ya?ml$", "", claim_file.replace("\\", "/").rsplit("/", 1)[-1]) or "claims"
+    return f"{topic}-claims" if topic == "index" else topic  # claims/index.md is the claims page
 
 
 def claim_anchor(claim_id: str) -> str:

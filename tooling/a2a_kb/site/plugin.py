@@ -1,9 +1,11 @@
 """The MkDocs plugin: generates the data pages from the knowledge base, resolves citation
-macros in hand-written pages, and ships the vendored Mermaid so no page needs the network.
+macros in hand-written pages, and ships the vendored Mermaid, loaded only by the pages that
+draw a diagram, so no page needs the network.
 
 MkDocs calls, in order: ``on_config`` (read the KB once, render every page, expand the nav),
 ``on_files`` (add the generated pages and files), ``on_page_markdown`` (macros and the
-"Sources cited" list of each hand-written page), ``on_serve`` (watch the records, the
+"Sources cited" list of each hand-written page), ``on_post_page`` (the diagram loader on
+the pages that have a diagram, the search dialog's name), ``on_serve`` (watch the records, the
 captures and the measured figures too).
 """
 
@@ -24,7 +26,7 @@ from mkdocs.structure.pages import Page
 from ..diagnostics import Severity
 from ..errors import KBError
 from ..project import Project
-from . import escape, macros, measurements, paths, vendor
+from . import escape, macros, measurements, page_html, paths, vendor
 from .data import SiteData, collect
 from .links import Linker
 from .pages import generate, nav_children
@@ -68,10 +70,6 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
                 self.mermaid_path = vendor.require(root)
             except KBError as e:
                 raise PluginError(f"a2a-kb: {e}") from e
-            # Before the theme's own scripts run, so mkdocs-material finds a `mermaid` global
-            # and never reaches for its CDN copy.
-            if paths.MERMAID_JS not in [str(s) for s in config.extra_javascript]:
-                config.extra_javascript.insert(0, paths.MERMAID_JS)
         return config
 
     # --- on_files: add what was rendered -----------------------------------------------------
@@ -110,6 +108,11 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
                 log.warning("%s", message)
         return result.markdown + macros.sources_cited(self.data.kb, result.cited)
 
+    # --- last touches: Mermaid only on the pages that draw one, a named search dialog ---------
+
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        return page_html.finish(output, page.url, diagrams=self.mermaid_path is not None)
+
     # --- the theme: its title and metadata blocks escape KB text (see escape.py) ---------------
 
     def on_env(self, env: Any, /, *, config: MkDocsConfig, files: Files) -> Any:
@@ -128,7 +131,8 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
         if self.project is not None:
             root = self.project.root
             for watched in (self.project.claims_dir, self.project.sources_dir, self.project.captures_dir,
-                            root / measurements.RELIABILITY_DIR, root / measurements.BENCH_RESULTS):
+                            root / measurements.RELIABILITY_DIR, root / measurements.BENCH_RESULTS,
+                            root / measurements.SITE_QUALITY):
                 if watched.exists():
                     server.watch(str(watched))
             server.watch(str(Path(__file__).resolve().parent.parent / "templates"))

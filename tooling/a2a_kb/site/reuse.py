@@ -16,11 +16,11 @@ strict mode, keys both steps by content hash and replays what the last build mad
   that file's hash against the manifest, so a hand-edited or half-written site/ is never
   trusted.
 
-The build fingerprint covers mkdocs.yml, the a2a_kb package (code and templates), the
-versions of MkDocs, the theme and the Markdown extensions, and any theme overrides: a change
-to any of them renders everything. Nothing is recorded until :meth:`PageReuse.commit` is
-called after a successful build, so a page that warned (and failed a strict build) is
-never replayed without its warning.
+The build fingerprint covers mkdocs.yml (and the site_url it resolves), the a2a_kb package
+(code and templates), the versions of MkDocs, the theme and the Markdown extensions, and any
+theme overrides: a change to any of them renders everything. Nothing is recorded until
+:meth:`PageReuse.commit` is called after a successful build, so a page that warned (and
+failed a strict build) is never replayed without its warning.
 """
 
 from __future__ import annotations
@@ -134,6 +134,7 @@ class PageReuse(BasePlugin):
             Path(config.config_file_path or "mkdocs.yml").read_bytes(),
             _tree_digest([package, *overrides]),
             repr(sorted(config.plugins)),
+            config.site_url or "",  # from $A2A_KB_SITE_URL: every canonical link and the 404 page
         )
 
     @event_priority(-200)  # after every plugin has added its files

@@ -1,4 +1,9 @@
-"""The claims index: every claim with its verdict, anchor, origin, and the filters' data."""
+"""The claims: an index of every claim (its statement, verdict and permanent anchor, with the
+filters' data) and a page per claims file that shows each claim in full, with what its
+checks compared at each version and the lines they read.
+
+The index stays light enough for a phone: a claim's evidence is on its topic page, one link
+away, so 700 claims do not make one page of several megabytes."""
 
 from __future__ import annotations
 
@@ -51,6 +56,7 @@ class VersionRow:
 @dataclass
 class ClaimView:
     claim: Claim
+    details: str  # link to the claim on its topic page (from the index) or "" (on it)
     verdict: str
     recorded: str
     message: str
@@ -99,7 +105,9 @@ def comparisons(data: SiteData, link: Linker, claim: Claim) -> list[Comparison]:
     return list(rows.values())
 
 
-def view(data: SiteData, link: Linker, claim: Claim) -> ClaimView:
+def view(data: SiteData, link: Linker, claim: Claim, full: bool = True) -> ClaimView:
+    """A claim as a page shows it; ``full=False`` leaves out what only its topic page shows
+    (evidence, comparisons, the by-version table) and links there instead."""
     result = data.results.get(claim.id)
     source = data.kb.sources.get(claim.source)
     known_versions = {v.id: v for v in data.versions}
@@ -112,8 +120,10 @@ def view(data: SiteData, link: Linker, claim: Claim) -> ClaimView:
             href = src.permalink(fact.line_start, fact.line_end) if src and fact.line_start else ""
         where = f"{fact.source} L{fact.line_start}" if fact.line_start else fact.source
         evidence.append(Evidence(f"{fact.key} in {where}", href))
+    topic_page = paths.claims_topic_page(paths.claim_topic(claim.file))
     return ClaimView(
         claim=claim,
+        details="" if full else link.page(topic_page, paths.claim_anchor(claim.id)),
         verdict=data.verdict(claim.id),
         recorded=claim.verdict,
         message=result.message if result else "",
@@ -127,10 +137,10 @@ def view(data: SiteData, link: Linker, claim: Claim) -> ClaimView:
                    for cid in claim.conflicts if cid in data.kb.conflicts],
         related=[(rid, link.page(paths.CLAIMS, paths.claim_anchor(rid)))
                  for rid in claim.related if rid in data.kb.claims],
-        evidence=evidence,
-        comparisons=comparisons(data, link, claim),
+        evidence=evidence if full else [],
+        comparisons=comparisons(data, link, claim) if full else [],
         by_version=[VersionRow(r.version, r.status, ", ".join(r.sources), r.message)
-                    for r in (result.by_version if result else [])],
+                    for r in (result.by_version if result else [])] if full else [],
     )
 
 
@@ -155,20 +165,108 @@ def _facets(data: SiteData) -> dict[str, list[str]]:
     }
 
 
-def page(data: SiteData, use_directory_urls: bool = True) -> str:
-    link = Linker(paths.CLAIMS, use_directory_urls)
-    ordered = sorted(data.kb.claims.values(), key=lambda c: (c.file, c.mark.line, c.id))
+TOPIC_TITLES = {
+    "cancellation": "Cancellation",
+    "classes": "Terminal and interrupted classes",
+    "conformance": "Conformance suite",
+    "docs-pages": "Documentation pages",
+    "dossier": "The research dossier",
+    "error-catalogue": "Error catalogue",
+    "errors": "Errors",
+    "formal-analyses": "Formal analyses",
+    "history": "History",
+    "implementations": "Implementations",
+    "in-task-auth": "In-task authorization",
+    "multi-turn": "Multi-turn tasks",
+    "observing": "Observing a task",
+    "operations": "Operations",
+    "proposals": "Proposals",
+    "proto-comments": "Proto comments",
+    "release-candidate": "The v1.0.0 release candidate",
+    "schema-descriptions": "Schema descriptions",
+    "sdk-behaviour": "SDK behaviour",
+    "secondary": "Secondary sources",
+    "state-roles": "State roles",
+    "state-set": "The state set",
+    "streaming": "Streaming",
+    "task-continuation": "Continuing a task",
+    "task-ids": "Task and context ids",
+    "transitions": "Transitions",
+}
+
+
+def topic_title(topic: str) -> str:
+    return TOPIC_TITLES.get(topic) or topic.replace("-", " ").capitalize()
+
+
+def _ordered(data: SiteData) -> list[Claim]:
+    return sorted(data.kb.claims.values(), key=lambda c: (c.file, c.mark.line, c.id))
+
+
+def _summary(data: SiteData, claims: list[Claim]) -> dict[str, int]:
     summary: dict[str, int] = {}
-    for c in ordered:
+    for c in claims:
         v = data.verdict(c.id)
         summary[v] = summary.get(v, 0) + 1
+    return dict(sorted(summary.items()))
+
+
+def topics(data: SiteData) -> dict[str, list[Claim]]:
+    """The claims of each topic page, in the order of their files."""
+    result: dict[str, list[Claim]] = {}
+    for c in _ordered(data):
+        result.setdefault(paths.claim_topic(c.file), []).append(c)
+    return result
+
+
+@dataclass
+class TopicGroup:
+    """A claims file as the index shows it: a collapsed group of its claims."""
+
+    topic: str
+    title: str
+    href: str  # its page, where each claim is shown in full
+    summary: dict[str, int]
+    claims: list[ClaimView]
+
+
+def page(data: SiteData, use_directory_urls: bool = True) -> str:
+    """The claims index: every claim's statement, verdict and anchor, grouped by file, and the
+    filters. The groups start collapsed, so a phone lays out only the one a reader opens."""
+    link = Linker(paths.CLAIMS, use_directory_urls)
+    groups = [TopicGroup(t, topic_title(t), link.page(paths.claims_topic_page(t)), _summary(data, cs),
+                         [view(data, link, c, full=False) for c in cs])
+              for t, cs in topics(data).items()]
     return render(
         "site/claims.md.j2",
-        claims=[view(data, link, c) for c in ordered],
+        groups=groups,
+        total=sum(len(g.claims) for g in groups),
         facets=_facets(data),
         index=filter_index(data),
-        summary=dict(sorted(summary.items())),
+        summary=_summary(data, _ordered(data)),
         link=link,
         paths=paths,
         versions={v.id: v for v in data.versions},
     )
+
+
+def topic_page(data: SiteData, topic: str, claims: list[Claim], use_directory_urls: bool = True) -> str:
+    """One claims file in full."""
+    where = paths.claims_topic_page(topic)
+    link = Linker(where, use_directory_urls)
+    return render(
+        "site/claims-topic.md.j2",
+        title=topic_title(topic),
+        file=claims[0].file if claims else "",
+        claims=[view(data, link, c) for c in claims],
+        summary=_summary(data, claims),
+        index_href=link.page(paths.CLAIMS),
+        link=link,
+        paths=paths,
+    )
+
+
+def pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:
+    return [(paths.CLAIMS, page(data, use_directory_urls)),
+            *((paths.claims_topic_page(t), topic_page(data, t, cs, use_directory_urls))
+              for t, cs in topics(data).items())]

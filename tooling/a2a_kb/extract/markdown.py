@@ -132,7 +132,7 @@ def section_drafts(sections: list[Section], lines: list[str]) -> list[Draft]:
     return drafts
 
 
-def _table(tokens: list[Token], start: int) -> tuple[Table, list[Token], int]:
+def read_table(tokens: list[Token], start: int) -> tuple[Table, list[Token], int]:
     """The table opening at ``start``, its cells' inline tokens, and the index after it."""
     header: list[str] = []
     rows: list[tuple[int, list[str]]] = []
@@ -185,7 +185,7 @@ def find_passages(tokens: list[Token], headings: dict[int, Heading]) -> list[Pas
             index += 3  # heading_open, inline, heading_close: a title classifies nothing
             continue
         if token.type == "table_open":
-            table, cells, index = _table(tokens, index)
+            table, cells, index = read_table(tokens, index)
             state_table = read_state_table(table)
             add(state_table)
             add(read_error_table(table))

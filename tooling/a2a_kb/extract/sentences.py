@@ -46,7 +46,7 @@ from markdown_it.token import Token
 
 from .artifact import Artifact
 from .json_positions import Pointer, locate
-from .markdown import Heading, read_headings
+from .markdown import Heading, read_headings, read_table
 
 VERSION = "1"
 KEY_DIGITS = 12
@@ -287,7 +287,11 @@ def read_markdown(artifact: Artifact, numbered: bool) -> Reading:
             index += 3  # heading_open, inline, heading_close
             continue
         if token.type == "table_open":
-            index = _table_rows(tokens, index, current, units)
+            table, _, index = read_table(tokens, index)  # one unit per body row
+            for line, cells in table.rows:
+                found = _unit(" | ".join(plain_inline(c) for c in cells), current, line, line)
+                if found:
+                    units.append(found)
             continue
         if token.type == "inline":
             units += _prose(token, current)
@@ -366,30 +370,6 @@ def _markdown_sections(headings: list[Heading], last_line: int, numbered: bool) 
         sections.append(Section(section_id, heading.title, heading.line, end, parent))
         open_ids.append((heading.level, section_id))
     return sections
-
-
-def _table_rows(tokens: list[Token], start: int, section: str, units: list[Sentence]) -> int:
-    """Append one unit per body row of the table opening at ``start``; the index after it."""
-    index = start
-    row: list[str] = []
-    row_line = 0
-    in_head = False
-    while tokens[index].type != "table_close":
-        token = tokens[index]
-        if token.type == "thead_open":
-            in_head = True
-        elif token.type == "thead_close":
-            in_head = False
-        elif token.type == "tr_open":
-            row, row_line = [], (token.map[0] + 1 if token.map else 0)
-        elif token.type == "inline":
-            row.append(plain_inline(token.content))
-        elif token.type == "tr_close" and not in_head:
-            found = _unit(" | ".join(row), section, row_line, row_line)
-            if found:
-                units.append(found)
-        index += 1
-    return index + 1
 
 
 def read_spec(artifact: Artifact) -> Reading:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -284,6 +285,15 @@ def real_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = fetch(list(kb.sources.values()), Cache(cache_dir), mirror=MIRROR)
     assert report.ok, report.format_text()
     return cache_dir
+
+
+def copy_records(dest: Path, parts: tuple[str, ...] = ("claims", "sources", "captures")) -> Path:
+    """The project's records as a fresh clone has them (no cache, no site), in ``dest``: what
+    a test edits without touching the real ones."""
+    for name in parts:
+        shutil.copytree(REPO / name, dest / name, ignore=shutil.ignore_patterns("cache"))
+    shutil.copy(REPO / "pyproject.toml", dest / "pyproject.toml")
+    return dest
 
 
 @pytest.fixture

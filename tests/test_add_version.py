@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from a2a_kb import cli
 from a2a_kb.sources.yamledit import RecordFile
-from conftest import MIRROR, REPO
+from conftest import MIRROR, REPO, copy_records
 
 RC_COMMIT = "6292104e359efca05bd8703174517b6f961ae4e1"
 
@@ -19,10 +18,7 @@ RC_COMMIT = "6292104e359efca05bd8703174517b6f961ae4e1"
 @pytest.fixture
 def without_rc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the project from before v1.0.0-rc was added."""
-    root = tmp_path / "kb"
-    for name in ("claims", "sources", "captures"):
-        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("cache"))
-    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    root = copy_records(tmp_path / "kb")
     primary = RecordFile(root / "sources" / "primary.yaml")
     for i in reversed(range(len(primary.records))):
         record = primary.records[i]

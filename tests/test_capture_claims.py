@@ -10,7 +10,6 @@ stream closes at INPUT_REQUIRED flip, and nothing resting on an untouched captur
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from a2a_kb.cli import main
 from a2a_kb.project import Project
 from a2a_kb.records.model import Claim
 from a2a_kb.records.validate import validate
+from conftest import copy_records
 
 REPO = Path(__file__).resolve().parent.parent
 VARIANT = "continue-after-input-required"
@@ -29,15 +29,6 @@ INPUT_REQUIRED = {"04-input-required", "13-subscribe-input-required", "16-blocki
                   "22-cancel-input-required", "24-two-subscribers"}
 MAIN = "a2a-sdk-1.3.0"  # the in-process build, the one with agent variants
 STREAM_CLOSES_AT_INPUT_REQUIRED = "a2a-sdk-130-stream-closes-at-input-required"
-
-
-def copy_project(dest: Path) -> Path:
-    """The parts of the project that `check` reads, without the real cache."""
-    root = dest / "kb"
-    for part in ("claims", "sources", "captures"):
-        shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("cache"))
-    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
-    return root
 
 
 def sources_of(claim: Claim) -> set[str]:
@@ -54,7 +45,7 @@ def test_the_input_required_variant_changes_the_stream_closing_claims(
     real_cache: Path,
 ) -> None:
     real_captures = {str(p): p.read_bytes() for p in (REPO / "captures").glob("*/*.http")}
-    root = copy_project(tmp_path)
+    root = copy_records(tmp_path / "kb")
     monkeypatch.setenv(VARIANT_ENV, VARIANT)
     monkeypatch.setenv("A2A_KB_CACHE", str(real_cache))
 

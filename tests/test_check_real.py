@@ -14,6 +14,7 @@ from a2a_kb.knowledge.check import REPORTERS, check
 from a2a_kb.project import Project
 from a2a_kb.records.model import VERDICTS
 from a2a_kb.records.validate import validate
+from conftest import copy_records
 
 
 def test_real_kb_checks_clean(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -37,18 +38,12 @@ def test_every_verdict_flip_is_detected(real_kb_env: Path) -> None:
     assert not result.ok
 
 
-def _copy_project(root: Path, dest: Path) -> Path:
-    for name in ("claims", "sources", "captures"):
-        shutil.copytree(root / name, dest / name, ignore=shutil.ignore_patterns("cache"))
-    shutil.copy(root / "pyproject.toml", dest / "pyproject.toml")
-    return dest
-
 
 @pytest.mark.parametrize("fmt", ["text", "github", "junit", "json"])
 def test_flipped_verdict_fails_naming_the_claim(
     real_kb_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
 ) -> None:
-    root = _copy_project(real_kb_env, tmp_path)
+    root = copy_records(tmp_path)
     target = root / "claims" / "state-set.yaml"
     text = target.read_text()
     match = re.search(r"- id: (\S+)(?:(?!\n  - id:).)*?\n    verdict: verified", text, re.S)
@@ -102,7 +97,7 @@ def test_drift_turns_claims_drifted(real_kb_env: Path, real_cache: Path, tmp_pat
 def test_old_secondary_sources_warn_and_fail_when_strict(real_kb_env: Path, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """Secondary sources read longer ago than max-age-days warn; --strict makes it an error."""
-    root = _copy_project(real_kb_env, tmp_path)
+    root = copy_records(tmp_path)
     pyproject = root / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + '\n[tool.a2a-kb]\nmax-age-days = 30\n')
 

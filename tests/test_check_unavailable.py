@@ -9,13 +9,12 @@ and exits 1 — never "internal error".
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from a2a_kb import cli
-from conftest import MIRROR, REPO
+from conftest import MIRROR, REPO, copy_records
 
 OLD_TAGS_PIN = "f235eaf12dae1e67111104597cc285c5e257ac50655274248fe74590aec3c257"
 
@@ -32,13 +31,6 @@ def claims_on_the_tag_list() -> set[str]:
 TAG_CLAIMS = claims_on_the_tag_list()
 
 
-def copy_project(dest: Path) -> Path:
-    """The project's records (no cache, no site): what a fresh clone has."""
-    for name in ("claims", "sources", "captures"):
-        shutil.copytree(REPO / name, dest / name, ignore=shutil.ignore_patterns("cache"))
-    shutil.copy(REPO / "pyproject.toml", dest / "pyproject.toml")
-    return dest
-
 
 def with_old_tags_pin(root: Path) -> None:
     primary = root / "sources" / "primary.yaml"
@@ -51,7 +43,7 @@ def with_old_tags_pin(root: Path) -> None:
 
 @pytest.fixture
 def stale_clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = copy_project(tmp_path / "kb")
+    root = copy_records(tmp_path / "kb")
     with_old_tags_pin(root)
     monkeypatch.setenv("A2A_KB_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("A2A_KB_MIRROR", str(MIRROR))
@@ -97,7 +89,7 @@ def test_every_other_claim_is_still_evaluated(
 def test_a_source_never_fetched_is_named_with_the_fetch_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = copy_project(tmp_path / "kb")
+    root = copy_records(tmp_path / "kb")
     monkeypatch.setenv("A2A_KB_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("A2A_KB_MIRROR", str(MIRROR))
     assert cli.main(["--root", str(root), "fetch"]) == 0

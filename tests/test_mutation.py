@@ -6,7 +6,6 @@ import dataclasses
 import doctest
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from a2a_kb.project import Project
 from a2a_kb.records.kb import KnowledgeBase
 from a2a_kb.records.validate import validate
 from a2a_kb.sources.cache import Cache
+from conftest import copy_records
 
 
 @pytest.fixture
@@ -89,17 +89,11 @@ def test_the_real_kb_has_no_weak_claim_off_the_list(real_kb_env: Path,
     assert summary["seconds"] < 30  # CPU time: it runs in `make test`
 
 
-def _copy(root: Path, dest: Path) -> Path:
-    for name in ("claims", "sources", "captures"):
-        shutil.copytree(root / name, dest / name, ignore=shutil.ignore_patterns("cache"))
-    shutil.copy(root / "pyproject.toml", dest / "pyproject.toml")
-    return dest
-
 
 def test_a_stale_or_missing_allowance_fails_naming_the_claim(
     real_kb_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = _copy(real_kb_env, tmp_path)
+    root = copy_records(tmp_path)
     allow = root / mutation.ALLOW_FILE
     text = allow.read_text()
     entry = re.search(r"  - claim: v1-non-blocking-returns-after-creating-task\n(?:    .*\n|      .*\n)*",
@@ -116,7 +110,7 @@ def test_a_stale_or_missing_allowance_fails_naming_the_claim(
 
 def test_an_allowance_without_a_reason_is_refused(real_kb_env: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    root = _copy(real_kb_env, tmp_path)
+    root = copy_records(tmp_path)
     (root / mutation.ALLOW_FILE).write_text(
         "allowed:\n  - claim: v1-non-blocking-returns-after-creating-task\n")
     assert cli.main(["--root", str(root), "mutate"]) == 1

@@ -10,19 +10,13 @@ from pathlib import Path
 import pytest
 
 from a2a_kb import cli
-from conftest import MIRROR, REPO
+from conftest import MIRROR, copy_records
 
 OLD = {"sha256": "f235eaf12dae1e67111104597cc285c5e257ac50655274248fe74590aec3c257",
        "size": "2784", "retrieved": "'2026-11-29'"}
 NEW = {"sha256": "680537252790743d96f586b58c9ac504089b2065b095cd0b8a250b3146bf35ca",
        "size": "3042"}
 
-
-def copy_project(dest: Path) -> Path:
-    for name in ("claims", "sources", "captures"):
-        shutil.copytree(REPO / name, dest / name, ignore=shutil.ignore_patterns("cache"))
-    shutil.copy(REPO / "pyproject.toml", dest / "pyproject.toml")
-    return dest
 
 
 def tags_entry(text: str) -> tuple[int, int]:
@@ -36,7 +30,7 @@ def kb_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("A2A_KB_MIRROR", str(MIRROR))
     monkeypatch.delenv("A2A_KB_UPSTREAM", raising=False)
     monkeypatch.setenv("A2A_KB_ALLOW_LOOPBACK", "1")  # the URL policy's escape hatch
-    return copy_project(tmp_path / "kb")
+    return copy_records(tmp_path / "kb")
 
 
 def test_pin_reproduces_the_committed_tag_list_entry(

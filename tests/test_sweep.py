@@ -13,7 +13,6 @@ import dataclasses
 import itertools
 import json
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from a2a_kb.knowledge.sweep import sweep
 from a2a_kb.project import Project
 from a2a_kb.records.validate import validate
 from a2a_kb.sources.cache import Cache
+from conftest import copy_records
 
 # --- the extractor ---------------------------------------------------------------------
 
@@ -308,17 +308,11 @@ def test_a_wrong_place_is_reported_with_the_right_one(real_kb_env: Path) -> None
     assert [d.rule for d in problems] == ["sweep-moved"] and "write 'in: " in problems[0].tip
 
 
-def _copy_project(root: Path, dest: Path) -> Path:
-    for name in ("claims", "sources"):
-        shutil.copytree(root / name, dest / name, ignore=shutil.ignore_patterns("cache"))
-    shutil.copy(root / "pyproject.toml", dest / "pyproject.toml")
-    return dest
-
 
 def test_an_unknown_claim_fails_validate_with_file_line_and_tip(
     real_kb_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = _copy_project(real_kb_env, tmp_path)
+    root = copy_records(tmp_path, ("claims", "sources"))
     ledger = root / "sources" / "sweep.yaml"
     text = ledger.read_text("utf-8")
     match = re.search(r"\n    claims: \[([a-z0-9-]+)", text)
@@ -353,7 +347,7 @@ def test_the_command_prints_figures_and_json(real_kb_env: Path,
 
 def test_an_account_with_both_claims_and_a_reason_is_refused(real_kb_env: Path, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    root = _copy_project(real_kb_env, tmp_path)
+    root = copy_records(tmp_path, ("claims", "sources"))
     ledger = root / "sources" / "sweep.yaml"
     ledger.write_text(ledger.read_text("utf-8") + "  - key: 0123456789ab\n    claims: [x-y]\n"
                       "    not-lifecycle: both given here\n", "utf-8")

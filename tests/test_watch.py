@@ -17,7 +17,7 @@ from a2a_kb.project import Project
 from a2a_kb.records.validate import validate
 from a2a_kb.sources.upstream import Endpoints
 from a2a_kb.sources.yamledit import RecordFile
-from conftest import MIRROR, REPO
+from conftest import MIRROR, copy_records
 from local_upstream import LocalUpstream, page, serving
 
 A2A = "a2aproject/A2A"
@@ -29,12 +29,6 @@ TENTH_STATE = ("  // Indicates that the agent has paused the task and will resum
                "  // This is an interrupted state.\n  TASK_STATE_PAUSED = 9;\n")
 
 
-def copy_project(dest: Path) -> Path:
-    for name in ("claims", "sources", "captures"):
-        shutil.copytree(REPO / name, dest / name, ignore=shutil.ignore_patterns("cache"))
-    shutil.copy(REPO / "pyproject.toml", dest / "pyproject.toml")
-    return dest
-
 
 @pytest.fixture
 def kb_copy(tmp_path: Path, real_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -45,7 +39,7 @@ def kb_copy(tmp_path: Path, real_cache: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.delenv("A2A_KB_MIRROR", raising=False)
     monkeypatch.delenv("A2A_KB_UPSTREAM", raising=False)
     monkeypatch.setenv("A2A_KB_ALLOW_LOOPBACK", "1")  # the URL policy's escape hatch
-    return copy_project(tmp_path / "kb")
+    return copy_records(tmp_path / "kb")
 
 
 @pytest.fixture

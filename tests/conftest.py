@@ -140,34 +140,46 @@ def make_fixture_kb(dest: Path) -> tuple[Path, Path]:
 RELIABILITY_FIGURES = REPO / "test-artifacts" / "reliability" / "validate.json"
 
 
+def _merge_figures(path: Path, update: Callable[[dict[str, object]], None]) -> None:
+    """Apply ``update`` to the JSON figures in ``path``. Two test runs may finish modules at
+    once (and a site build may read meanwhile): merge under a lock, replace the file whole."""
+    import fcntl
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        current: dict[str, object] = {}
+        with contextlib.suppress(OSError, ValueError):
+            current = json.loads(path.read_text("utf-8"))
+        update(current)
+        staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        staging.write_text(json.dumps(current, indent=2, sort_keys=True, ensure_ascii=False) + "\n", "utf-8")
+        os.replace(staging, path)
+
+
+def _utc_now() -> str:
+    import datetime as dt
+
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
 def record_reliability(figures: dict[str, object]) -> None:
     """Merge one test module's figures into test-artifacts/reliability/validate.json, which
     the site's Reliability page reads. ``failures`` is the sum of every module's failures;
     ``recorded_at`` says when each figure was last recorded (UTC), since a run of part of
     the suite leaves the other modules' figures from an earlier run."""
-    import datetime as dt
-    import fcntl
-    import json
-
-    RELIABILITY_FIGURES.parent.mkdir(parents=True, exist_ok=True)
-    # Two test runs may finish modules at once (and a site build may read meanwhile): merge
-    # under a lock, and replace the file whole.
-    with open(RELIABILITY_FIGURES.with_suffix(".lock"), "a+b") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        current: dict[str, object] = {}
-        with contextlib.suppress(OSError, ValueError):
-            current = json.loads(RELIABILITY_FIGURES.read_text("utf-8"))
+    def update(current: dict[str, object]) -> None:
         current.update(figures)
-        now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
         stamps = current.get("recorded_at")
         recorded = dict(stamps) if isinstance(stamps, dict) else {}
+        now = _utc_now()
         recorded.update({name: now for name in figures})
         current["recorded_at"] = dict(sorted(recorded.items()))
         parts = [v for k, v in current.items() if k.endswith("_failures") and isinstance(v, int)]
         current["failures"] = sum(parts)
-        staging = RELIABILITY_FIGURES.with_name(f".{RELIABILITY_FIGURES.name}.{os.getpid()}.tmp")
-        staging.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n", "utf-8")
-        os.replace(staging, RELIABILITY_FIGURES)
+
+    _merge_figures(RELIABILITY_FIGURES, update)
 
 
 SITE_QUALITY = REPO / "test-artifacts" / "site-quality" / "last-run.json"
@@ -177,21 +189,10 @@ def record_site_quality(part: str, figures: dict[str, object]) -> None:
     """Write one oracle's figures (``lighthouse``, ``axe`` or ``links``) into
     test-artifacts/site-quality/last-run.json, which the Site quality page reads, keeping the
     other parts from their last run; ``recorded_at`` says when this one ran (UTC)."""
-    import datetime as dt
-    import fcntl
-    import json
+    def update(current: dict[str, object]) -> None:
+        current[part] = {**figures, "recorded_at": _utc_now()}
 
-    SITE_QUALITY.parent.mkdir(parents=True, exist_ok=True)
-    with open(SITE_QUALITY.with_suffix(".lock"), "a+b") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        current: dict[str, object] = {}
-        with contextlib.suppress(OSError, ValueError):
-            current = json.loads(SITE_QUALITY.read_text("utf-8"))
-        now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-        current[part] = {**figures, "recorded_at": now}
-        staging = SITE_QUALITY.with_name(f".{SITE_QUALITY.name}.{os.getpid()}.tmp")
-        staging.write_text(json.dumps(current, indent=2, sort_keys=True, ensure_ascii=False) + "\n", "utf-8")
-        os.replace(staging, SITE_QUALITY)
+    _merge_figures(SITE_QUALITY, update)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,

@@ -186,7 +186,7 @@ def published(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 def run_lighthouse(base: str, page_paths: list[str], target: int) -> list[dict[str, Any]]:
     """Lighthouse's summary of each page, audited in one Chromium (tooling/npm/lighthouse);
-    a page below the performance ``target`` is run three times and its median reported."""
+    a page below the performance ``target`` is run five times and its median reported."""
     done = subprocess.run(
         ["node", str(LIGHTHOUSE_DIR / "audit.mjs"), "--chrome", str(CHROMIUM),
          "--performance-target", str(target), base, *page_paths],

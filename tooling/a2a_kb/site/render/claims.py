@@ -105,12 +105,9 @@ def comparisons(data: SiteData, link: Linker, claim: Claim) -> list[Comparison]:
     return list(rows.values())
 
 
-def view(data: SiteData, link: Linker, claim: Claim, full: bool = True) -> ClaimView:
-    """A claim as a page shows it; ``full=False`` leaves out what only its topic page shows
-    (evidence, comparisons, the by-version table) and links there instead."""
-    result = data.results.get(claim.id)
-    source = data.kb.sources.get(claim.source)
-    known_versions = {v.id: v for v in data.versions}
+def _evidence(data: SiteData, link: Linker, claim_id: str) -> list[Evidence]:
+    """The facts the claim's verdict rests on, each linked to its lines."""
+    result = data.results.get(claim_id)
     evidence = []
     for fact in result.evidence if result else []:
         src = data.kb.sources.get(fact.source)
@@ -120,6 +117,15 @@ def view(data: SiteData, link: Linker, claim: Claim, full: bool = True) -> Claim
             href = src.permalink(fact.line_start, fact.line_end) if src and fact.line_start else ""
         where = f"{fact.source} L{fact.line_start}" if fact.line_start else fact.source
         evidence.append(Evidence(f"{fact.key} in {where}", href))
+    return evidence
+
+
+def view(data: SiteData, link: Linker, claim: Claim, full: bool = True) -> ClaimView:
+    """A claim as a page shows it; ``full=False`` leaves out what only its topic page shows
+    (evidence, comparisons, the by-version table) and links there instead."""
+    result = data.results.get(claim.id)
+    source = data.kb.sources.get(claim.source)
+    known_versions = {v.id: v for v in data.versions}
     topic_page = paths.claims_topic_page(paths.claim_topic(claim.file))
     return ClaimView(
         claim=claim,
@@ -137,7 +143,7 @@ def view(data: SiteData, link: Linker, claim: Claim, full: bool = True) -> Claim
                    for cid in claim.conflicts if cid in data.kb.conflicts],
         related=[(rid, link.page(paths.CLAIMS, paths.claim_anchor(rid)))
                  for rid in claim.related if rid in data.kb.claims],
-        evidence=evidence if full else [],
+        evidence=_evidence(data, link, claim.id) if full else [],
         comparisons=comparisons(data, link, claim) if full else [],
         by_version=[VersionRow(r.version, r.status, ", ".join(r.sources), r.message)
                     for r in (result.by_version if result else [])] if full else [],
@@ -153,8 +159,7 @@ def filter_index(data: SiteData) -> dict[str, Any]:
     }
 
 
-def _facets(data: SiteData) -> dict[str, list[str]]:
-    index = filter_index(data)
+def _facets(data: SiteData, index: dict[str, Any]) -> dict[str, list[str]]:
     known_order = [v.id for v in data.versions]
     versions = {v for row in index.values() for v in row["versions"]}
     return {
@@ -230,19 +235,20 @@ class TopicGroup:
     claims: list[ClaimView]
 
 
-def page(data: SiteData, use_directory_urls: bool = True) -> str:
+def page(data: SiteData, by_topic: dict[str, list[Claim]], use_directory_urls: bool = True) -> str:
     """The claims index: every claim's statement, verdict and anchor, grouped by file, and the
     filters. The groups start collapsed, so a phone lays out only the one a reader opens."""
     link = Linker(paths.CLAIMS, use_directory_urls)
     groups = [TopicGroup(t, topic_title(t), link.page(paths.claims_topic_page(t)), _summary(data, cs),
                          [view(data, link, c, full=False) for c in cs])
-              for t, cs in topics(data).items()]
+              for t, cs in by_topic.items()]
+    index = filter_index(data)
     return render(
         "site/claims.md.j2",
         groups=groups,
         total=sum(len(g.claims) for g in groups),
-        facets=_facets(data),
-        index=filter_index(data),
+        facets=_facets(data, index),
+        index=index,
         summary=_summary(data, _ordered(data)),
         link=link,
         paths=paths,
@@ -267,6 +273,8 @@ def topic_page(data: SiteData, topic: str, claims: list[Claim], use_directory_ur
 
 
 def pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:
-    return [(paths.CLAIMS, page(data, use_directory_urls)),
+    """The claims index and a page per claims file."""
+    by_topic = topics(data)
+    return [(paths.CLAIMS, page(data, by_topic, use_directory_urls)),
             *((paths.claims_topic_page(t), topic_page(data, t, cs, use_directory_urls))
-              for t, cs in topics(data).items())]
+              for t, cs in by_topic.items())]

@@ -43,15 +43,6 @@ AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
 LYCHEE = REPO / ".cache" / "tools" / "lychee" / "bin" / "lychee"
 
 TARGETS = {"performance": 90, "accessibility": 100, "best-practices": 100, "seo": 100}
-# Pages known to fall short of the performance target, each with what was measured and the
-# floor it must still hold (so it cannot get worse unseen). An entry whose page meets the
-# target again fails the test, so the list cannot go stale. Issue 15 stays open on these.
-KNOWN_SLOW = {
-    "reference/python/": (70, "Python API: 76-84 under simulated mobile (FCP 2.3 s, LCP 3.4 s); "
-                              "the cause is not found yet (separate_signature off did not help)"),
-    "sdk/": (70, "SDK behaviour matrix: 80-90 on a shared machine (total blocking time 0.8 s: "
-                 "a 300 KB table laid out at once)"),
-}
 PAGES = [(name, page_url(src)) for name, src in paths.AUDITED_PAGES]
 SETTINGS = [("light", 1280), ("light", 390), ("dark", 1280), ("dark", 390)]
 # Every rule runs in one setting of each scheme and each width; the other two settings, whose
@@ -197,13 +188,8 @@ def run_lighthouse(base: str, page_paths: list[str], target: int) -> list[dict[s
 
 def _below(result: dict[str, Any]) -> list[str]:
     scores = result.get("scores") or {}
-    known = KNOWN_SLOW.get(result.get("path", ""))
-    targets = {**TARGETS, "performance": known[0]} if known else TARGETS
-    short = [f"{c} {scores.get(c)} < {t}" for c, t in targets.items()
-             if scores.get(c) is None or scores[c] < t]
-    if known and (scores.get("performance") or 0) >= TARGETS["performance"]:
-        short.append(f"performance {scores['performance']} meets the target: take it out of KNOWN_SLOW")
-    return short
+    return [f"{c} {scores.get(c)} < {t}" for c, t in TARGETS.items()
+            if scores.get(c) is None or scores[c] < t]
 
 
 def _failing_audits(result: dict[str, Any]) -> str:

@@ -11,13 +11,8 @@ import hashlib
 import html.parser
 import itertools
 import json
-import os
-import random
 import re
 import shutil
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,7 +30,7 @@ from a2a_kb.site.links import Linker, page_url
 from a2a_kb.site.pages import generate
 from a2a_kb.site.render import api
 from a2a_kb.site.vendor import MERMAID, vendor_dir
-from conftest import REPO, SITE_URL, record_reliability
+from conftest import REPO, SITE_URL
 
 VENDOR = vendor_dir(REPO)
 
@@ -806,57 +801,6 @@ def test_a_failed_build_leaves_the_last_good_site(tmp_path: Path, site_env: None
         build(project, strict=True, quiet=True)
     assert _manifest(project.site_dir) == good
     assert not list(root.glob(".site-build-*"))
-
-
-_BUILD_SCRIPT = """
-import sys
-from pathlib import Path
-from a2a_kb.project import Project
-from a2a_kb.site.build import build
-build(Project.at(Path(sys.argv[1])), strict=True, quiet=True)
-"""
-
-
-@pytest.mark.slow
-def test_killed_builds_leave_a_whole_site(tmp_path: Path, site_env: None) -> None:
-    """kill -9 at 20 random moments: site/ is always the previous build or the new one."""
-    root = copy_project(tmp_path / "kb", prose=False)
-    project = Project.at(root)
-    env = {**os.environ, "PYTHONPATH": str(REPO / "tooling")}
-
-    def run(epoch: int, kill_after: float | None = None) -> None:
-        proc = subprocess.Popen([sys.executable, "-c", _BUILD_SCRIPT, str(root)],
-                                env={**env, "SOURCE_DATE_EPOCH": str(epoch)},
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if kill_after is None:
-            assert proc.wait(timeout=120) == 0
-            return
-        time.sleep(kill_after)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-
-    started = time.monotonic()
-    run(1_700_000_000)
-    duration = time.monotonic() - started
-    complete = {"old": _manifest(project.site_dir)}
-    run(1_800_000_000)
-    complete["new"] = _manifest(project.site_dir)
-    assert complete["old"] != complete["new"]
-    run(1_700_000_000)
-    assert _manifest(project.site_dir) == complete["old"], "builds must be reproducible for this test"
-
-    rng = random.Random(20260924)
-    kills = 0
-    for i in range(20):
-        epoch = 1_800_000_000 if i % 2 == 0 else 1_700_000_000
-        run(epoch, kill_after=rng.uniform(0.05, duration * 1.1))
-        kills += 1
-        now = _manifest(project.site_dir)
-        assert now in (complete["old"], complete["new"]), f"kill {i}: site/ is a mix of two builds"
-    run(1_800_000_000)
-    assert _manifest(project.site_dir) == complete["new"]
-    assert not list(root.glob(".site-build-*"))
-    record_reliability({"build_kills": kills, "build_kill_failures": 0})
 
 
 def test_a_hostile_model_cannot_reach_the_diagram() -> None:

@@ -45,8 +45,13 @@ FIGURES = (
     Figure("fetch_kills", "fetch_kill_failures", "kill -9 of a running fetch", "tests/test_fetch.py",
            "After each kill the cache must verify, show no partial file, and let the next fetch "
            "finish the job."),
-    Figure("build_kills", "build_kill_failures", "kill -9 of a running build", "tests/test_site.py",
-           "After each kill site/ must be exactly the previous build or the new one, never a mix."),
+    Figure("publish_kills", "publish_kill_failures", "kill -9 while a build is swapped in",
+           "tests/test_site_kill.py",
+           "A process that publishes staged builds over and over, killed at random moments; "
+           "after each kill site/ must hold every file of one build and nothing of another."),
+    Figure("build_kills", "build_kill_failures", "kill -9 of a running build", "tests/test_site_kill.py",
+           "After each kill site/ must be exactly the previous build or the new one, never a mix; "
+           "most kills fall late in the build, when publishing is under way."),
     Figure("hostile_checks", "hostile_check_failures", "Hostile-content checks in Chromium",
            "tests/test_browser_site.py",
            "Pages built from records carrying scripts, event handlers, javascript: links, Mermaid "

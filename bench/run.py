@@ -27,6 +27,8 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+from a2a_kb.errors import KBError
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
@@ -358,6 +360,28 @@ def row_diff(real: Path, setting: Setting) -> Row:
 # --- main -----------------------------------------------------------------------------------
 
 
+def measure_rows(plan: list[tuple[int, Callable[[], Row]]], wanted: set[int]) -> tuple[list[Row], int]:
+    """The wanted rows of ``plan``, measured in its order, and how many could not be.
+
+    A row that cannot be measured costs that row, not the others: it is kept, not met,
+    with what went wrong as its note."""
+    rows: list[Row] = []
+    failed = 0
+    for number, measure in plan:
+        if number not in wanted:
+            continue
+        print(f"row {number} …", file=sys.stderr)
+        try:
+            row = measure()
+        except (KBError, RuntimeError, OSError, subprocess.SubprocessError) as e:
+            failed += 1
+            print(f"row {number} could not be measured: {e}", file=sys.stderr)
+            row = Row(f"row {number}", 0, note=f"could not be measured: {e}")
+        row.number = number
+        rows.append(row)
+    return rows, failed
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="one repeat per timing")
@@ -379,7 +403,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"generating synthetic KBs in {work} …", file=sys.stderr)
         setting = Setting(synth.make_pair(ROOT, mirror, work), work / "cache",
                           1 if args.quick else 3)
-        rows: list[Row] = []
         small = large = None
         if wanted & {2, 3, 8}:
             large = _pipelines(setting.kbs[10_000], setting)
@@ -397,11 +420,7 @@ def main(argv: list[str] | None = None) -> int:
             (9, lambda: row_diff(ROOT, setting)),
             (11, lambda: row_watch(mirror)),
         ]
-        for number, measure in plan:
-            if number in wanted:
-                print(f"row {number} …", file=sys.stderr)
-                rows.append(measure())
-                rows[-1].number = number
+        rows, failed = measure_rows(plan, wanted)
     seconds = time.perf_counter() - started
     rows.sort(key=lambda r: r.number)
     print(table(rows))
@@ -410,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     write(rows, args.out, info, seconds)
     print(f"\n{sum(r.met for r in rows)} of {len(rows)} targets met in {seconds:.0f}s; "
           f"written to {args.out / 'results.md'} and results.json", file=sys.stderr)
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -608,6 +608,15 @@ TABLE_PROBLEMS = """() => {
     if (box.left < column.left - 1 || box.right > column.right + 1)
       problems.push(`${name}: its wrap (${box.left}-${box.right}) leaves the column `
                     + `(${column.left}-${column.right})`);
+    if (getComputedStyle(wrap).overflowX === 'visible') {  // cards: each must fit the column
+      const wide = [...table.querySelectorAll(':scope > tbody > tr')]
+        .filter(tr => tr.getBoundingClientRect().right > box.right + 1);
+      if (wide.length) {
+        const first = Math.round(wide[0].getBoundingClientRect().width);
+        problems.push(`${name}: ${wide.length} card(s) wider than the column, the first `
+                      + `${first} px in ${Math.round(box.width)} px`);
+      }
+    }
     const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
     const cue = wrap.previousElementSibling;
     const cued = !!cue && cue.classList.contains('kb-scroll-cue') && cue.getClientRects().length > 0;

@@ -136,7 +136,8 @@ def row_validate(setting: Setting) -> Row:
 
 
 def row_pipeline(setting: Setting, runs: list[dict[str, Any]]) -> Row:
-    row = Row("load + validate + check 10k claims vs libyaml parse of the same YAML", 2.0)
+    # Issue 7 asked for 2x; issue 16, once YAML loading was linear, for 1.5x.
+    row = Row("load + validate + check 10k claims vs libyaml parse of the same YAML", 1.5)
     root = setting.kbs[10_000]
     parse = median(float(_stage("libyaml", root, setting)["total"])
                    for _ in range(setting.repeats))

@@ -306,3 +306,31 @@ def test_render_and_parse_agree() -> None:
     lines = text.splitlines()
     for located in parsed.entries:
         assert lines[located.line_start - 1].strip(), "an entry starts on a blank line"
+
+
+def _answer_then_drop_the_next_call(conn: Any, head: bytes) -> None:
+    """Answers a call and keeps the connection open; takes the next call sent on it and
+    closes without a word, as a server whose keep-alive timeout ran out at that moment does."""
+    length = int(next((line.split(b":", 1)[1] for line in head.split(b"\r\n")
+                       if line.lower().startswith(b"content-length:")), b"0"))
+    body = head.split(b"\r\n\r\n", 1)[1]
+    while len(body) < length:
+        body += conn.recv(65536)
+    reply = b'{"jsonrpc": "2.0", "id": 1, "result": {}}'
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n%s" % (len(reply), reply))
+    conn.recv(65536)  # the next call on this connection: read, never answered
+
+
+def test_every_call_takes_a_fresh_connection_so_a_dropped_idle_one_is_never_reused(
+        scripted_server: Any) -> None:
+    from a2a_kb.capture.wire import Wire
+
+    scripted_server.script = _answer_then_drop_the_next_call
+    wire = Wire(scripted_server.url("/"), {}, wait_seconds=2)
+    try:
+        replies = [wire.post({"jsonrpc": "2.0", "id": i, "method": "tasks/get"}) for i in range(3)]
+    finally:
+        wire.close()
+    assert [r.status for r in replies] == [200, 200, 200]
+    assert len(scripted_server.requests) == 3

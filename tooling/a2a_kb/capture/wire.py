@@ -99,7 +99,12 @@ class Wire:
         self.base_url = base_url
         self.headers = dict(headers)
         self.wait_seconds = wait_seconds
-        self._client = httpx.Client(timeout=wait_seconds, trust_env=False)
+        # A new connection per call: a pooled one that the server closed while it sat idle
+        # (its keep-alive timeout) fails the next call with "Server disconnected without
+        # sending a response", and a retry could send a call twice. On loopback, a
+        # connection costs nothing worth keeping it for.
+        self._client = httpx.Client(timeout=wait_seconds, trust_env=False,
+                                    limits=httpx.Limits(max_keepalive_connections=0))
 
     def close(self) -> None:
         self._client.close()

@@ -611,6 +611,18 @@ TABLE_PROBLEMS = """() => {
     if (getComputedStyle(wrap).overflowX === 'visible') {  // cards: each must fit the column
       const wide = [...table.querySelectorAll(':scope > tbody > tr')]
         .filter(tr => tr.getBoundingClientRect().right > box.right + 1);
+      // A card laid out late has its table's estimate for a height until then (tables.css):
+      // one taller than that would spill over the next card for whatever measures it early.
+      const tall = [...table.querySelectorAll(':scope > tbody > tr')].filter(tr => {
+        const style = getComputedStyle(tr);
+        const estimate = parseFloat((style.containIntrinsicBlockSize || '').replace('auto', ''));
+        return style.contentVisibility === 'auto' && tr.clientHeight > estimate + 1;  // borders out
+      });
+      if (tall.length) {
+        const first = tall[0].clientHeight;
+        problems.push(`${name}: ${tall.length} card(s) taller than the table's estimate `
+                      + `(--kb-card-height in tables.css), the first ${first} px`);
+      }
       if (wide.length) {
         const first = Math.round(wide[0].getBoundingClientRect().width);
         problems.push(`${name}: ${wide.length} card(s) wider than the column, the first `

@@ -8,7 +8,6 @@ complete and publishing is under way (a kill early in the build only throws stag
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import signal
@@ -21,7 +20,7 @@ import pytest
 
 from a2a_kb.project import Project
 from conftest import REPO, record_reliability
-from test_site import copy_project, site_env  # noqa: F401 - site_env is a fixture used below
+from test_site import _manifest, copy_project, site_env  # noqa: F401 - site_env is a fixture used below
 
 _BUILD = """
 import sys
@@ -54,11 +53,6 @@ while True:
 def _env(**extra: str) -> dict[str, str]:
     """The environment as the test has set it, now (site_env sets the cache and vendor)."""
     return {**os.environ, "PYTHONPATH": str(REPO / "tooling"), **extra}
-
-
-def _manifest(site: Path) -> dict[str, str]:
-    return {str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(site.rglob("*")) if p.is_file()}
 
 
 def test_a_killed_publish_leaves_one_whole_build(tmp_path: Path) -> None:

@@ -383,14 +383,37 @@ def measure_rows(plan: list[tuple[int, Callable[[], Row]]], wanted: set[int]) ->
     return rows, failed
 
 
+ROWS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 11)
+
+
+def _rows(text: str) -> set[int]:
+    """``--rows 2,9``: row numbers the benchmark has, or a usage error naming them."""
+    try:
+        wanted = {int(n) for n in text.split(",")}
+    except ValueError:
+        wanted = set()
+    if not wanted or not wanted <= set(ROWS):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a comma-separated list of rows; the rows are {', '.join(map(str, ROWS))}")
+    return wanted
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="one repeat per timing")
-    p.add_argument("--rows", help="comma-separated row numbers to run (default: all)")
-    p.add_argument("--out", type=Path, default=BENCH, help="where results.{md,json} go")
+    p.add_argument("--rows", type=_rows, help="comma-separated row numbers to run (default: all)")
+    p.add_argument("--out", type=Path, default=BENCH, help="where results.{md,json} go (made if missing)")
     p.add_argument("--keep", type=Path, help="generate the synthetic KBs here and keep them")
     args = p.parse_args(argv)
-    wanted = {int(n) for n in args.rows.split(",")} if args.rows else {*range(1, 10), 11}
+    wanted: set[int] = args.rows or set(ROWS)
+    # Made (and proved writable) before ten minutes of measuring, not after.
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        probe = args.out / ".results-probe"
+        probe.write_text("", "utf-8")
+        probe.unlink()
+    except OSError as e:
+        p.error(f"--out {args.out}: cannot write there ({e.strerror or e})")
     started = time.perf_counter()
     # Every process the benchmark starts caches its bytecode (in the temporary folder), as
     # an installed copy does: a machine set up to write no bytecode would otherwise make

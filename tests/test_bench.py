@@ -1,11 +1,14 @@
 """The benchmark's own plumbing: row 11 runs against the tests' local upstream as it is
 (plain http on 127.0.0.1, which the URL policy refuses unless asked), and a row that cannot
-be measured is written as not met, with its error, while the other rows still run."""
+be measured is written as not met, with its error, while the other rows still run; bad
+arguments are refused before anything is measured."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -44,4 +47,20 @@ def test_a_row_that_cannot_be_measured_is_kept_as_not_met_and_the_rest_still_run
     assert "could not be measured: nothing upstream could be consulted" in rows[0].note
     assert "row 11 could not be measured" in capsys.readouterr().err
     assert bench.notes(rows) == [f"- Row 11: {rows[0].note}"]
+
+
+
+def test_bad_arguments_are_refused_before_anything_is_measured(tmp_path: Path) -> None:
+    for argv, words in (
+        (["--rows", "x"], "is not a comma-separated list of rows"),
+        (["--rows", "2,10"], "the rows are 1, 2"),
+        (["--out", str(tmp_path / "file" / "below")], "cannot write there"),
+    ):
+        if argv[0] == "--out":
+            (tmp_path / "file").write_text("", "utf-8")  # a file where a folder must be made
+        done = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), *argv], capture_output=True,
+                              text=True, check=False, timeout=60)
+        assert done.returncode == 2, (argv, done.stderr)
+        assert words in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert "generating synthetic KBs" not in done.stderr
 

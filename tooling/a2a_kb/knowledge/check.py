@@ -181,11 +181,18 @@ class FactBook:
         return source.local or self.cache.has_blob(source.sha256)
 
 
-@functools.lru_cache(maxsize=1024)
 def _norm(text: str) -> str:
-    """``text`` with every run of whitespace made one space. Cached: many claims quote the
-    same section or source, and a source's text is long."""
+    """``text`` with every run of whitespace made one space: what is looked for (a quote, a
+    wanted phrase), short and different in every claim, so not worth keeping."""
     return " ".join(text.split())  # the same as re.sub(r"\s+", " ", text).strip(), faster
+
+
+@functools.lru_cache(maxsize=4096)
+def _norm_haystack(text: str) -> str:
+    """:func:`_norm` of what is looked in: a source, a section or a fact's text, long and
+    shared by many claims. Kept apart from the quotes, so that ten thousand different
+    quotes cannot push the sources' texts out and have them normalised again and again."""
+    return _norm(text)
 
 
 def _state_list(value: Any) -> Any:
@@ -208,7 +215,7 @@ def _matches(op: str, actual: Any, expected: Any) -> bool:
     if op in ("contains", "excludes"):
         wanted = expected if isinstance(expected, list) else [expected]
         if isinstance(actual, str):
-            hits = [_norm(str(w)) in _norm(actual) for w in wanted]
+            hits = [_norm(str(w)) in _norm_haystack(actual) for w in wanted]
         elif isinstance(actual, list):
             pool = list(actual) + [s for s in (_state_list(actual) or []) if isinstance(s, str)]
             hits = [w in pool or canonical_state(str(w)) in pool for w in wanted]
@@ -229,7 +236,7 @@ def _matches(op: str, actual: Any, expected: Any) -> bool:
         return found if op == "matches" else not found
     if op == "quote-in-section":
         text = actual.get("text", "") if isinstance(actual, dict) else str(actual)
-        return _norm(str(expected)) in _norm(text)
+        return _norm(str(expected)) in _norm_haystack(text)
     return False
 
 
@@ -330,7 +337,7 @@ def _run(claim: Claim, run: Run, book: FactBook) -> _Outcome:
             facts = book.facts(target).get(f"section:{section}")
             if facts and isinstance(facts[0].value, dict):
                 where = str(facts[0].value.get("text", ""))
-        if _norm(claim.quote) not in _norm(where):
+        if _norm(claim.quote) not in _norm_haystack(where):
             outcome.quote_missing = True
             return outcome
     for e in run.expects:

@@ -104,6 +104,18 @@ def unique_ids(ctx: Context) -> Iterator[Diagnostic]:
 def claim_references(ctx: Context) -> Iterator[Diagnostic]:
     """Every source, conflict, version and related claim a claim names exists."""
     kb = ctx.kb
+    by_url: dict[str, str] = {}
+    for s in kb.sources.values():
+        by_url.setdefault(s.url, s.id)  # the first registered, as the registry lists them
+    # The lists of ids a claim names, each checked against the records of its kind.
+    references: tuple[tuple[str, Collection[str], str, str, str], ...] = (
+        ("conflicts", kb.conflicts, "unknown-conflict",
+         "names conflict '{}', which is not in the register", "add it to claims/conflicts.yaml"),
+        ("versions", kb.versions, "unknown-version", "is about version '{}', which does not exist",
+         f"known versions: {', '.join(kb.versions)}"),
+        ("related", kb.claims, "unknown-claim", "is related to '{}', which is not a claim",
+         "check the id, or remove it from 'related'"),
+    )
     for claim in kb.claims.values():
         raw = claim.raw
         rec_mark = _claim_marks(ctx, claim)
@@ -123,7 +135,7 @@ def claim_references(ctx: Context) -> Iterator[Diagnostic]:
                     f"claim '{claim.id}': source URL {shown(claim.source)} is refused: {problem}",
                     "cite the page at its public https address", record_id=claim.id,
                 )
-            registered = next((s.id for s in kb.sources.values() if s.url == claim.source), None)
+            registered = by_url.get(claim.source)
             if registered:
                 yield Diagnostic(
                     rec_mark("source"),
@@ -142,15 +154,6 @@ def claim_references(ctx: Context) -> Iterator[Diagnostic]:
                 or "add it to sources/secondary.yaml or cite its https URL",
                 record_id=claim.id,
             )
-        # The lists of ids a claim names, each checked against the records of its kind.
-        references: tuple[tuple[str, Collection[str], str, str, str], ...] = (
-            ("conflicts", kb.conflicts, "unknown-conflict",
-             "names conflict '{}', which is not in the register", "add it to claims/conflicts.yaml"),
-            ("versions", kb.versions, "unknown-version", "is about version '{}', which does not exist",
-             f"known versions: {', '.join(kb.versions)}"),
-            ("related", kb.claims, "unknown-claim", "is related to '{}', which is not a claim",
-             "check the id, or remove it from 'related'"),
-        )
         for field, known, rule, says, fallback in references:
             for i, ref in enumerate(getattr(claim, field)):
                 if ref not in known:

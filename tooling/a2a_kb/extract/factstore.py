@@ -23,6 +23,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from ..facts import Fact
 from ..records.model import Source
 from ..sources.cache import read_sealed, sha256_of, write_sealed
@@ -59,8 +61,10 @@ class FactStore:
         if payload is None:
             return {}  # missing, or damaged: read the bytes again
         try:
-            stored = json.loads(payload)
-        except ValueError:
+            # orjson: a third of json's time, and the facts files are most of what a
+            # check reads (35 MB for a 10,000-claim KB). Anything it refuses is read again.
+            stored = orjson.loads(payload)
+        except orjson.JSONDecodeError:
             return {}
         if (not isinstance(stored, dict) or stored.get("format") != STORE_FORMAT
                 or stored.get("sha256") != sha256):

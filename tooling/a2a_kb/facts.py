@@ -156,7 +156,7 @@ proto zero value; :func:`canonical_state` maps every spelling seen in any versio
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 CANONICAL_STATES = (
@@ -207,7 +207,6 @@ class Fact:
     commit: str = ""
     line_start: int = 0
     line_end: int = 0
-    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def key(self) -> str:

@@ -24,9 +24,13 @@ from .model import KINDS, Change, Comparison, DiffResult, Location, register_kin
 from .sides import Reader, Side, bindings, side
 
 __all__ = [
-    "BINDINGS", "ENCODINGS", "KINDS", "SEVERITIES", "Change", "Comparison", "DiffResult", "Location",
-    "Reader", "diff", "format_markdown", "format_text", "register_kind",
+    "BINDINGS", "ENCODINGS", "KINDS", "READS", "SEVERITIES", "Change", "Comparison", "DiffResult",
+    "Location", "Reader", "diff", "format_markdown", "format_text", "register_kind",
 ]
+
+# The record kinds a diff reads (versions, and the sources that describe them), and so the
+# ones `a2a-kb diff` validates: a broken claim or conflict does not stop it.
+READS = ("version", "source")
 
 
 def _split(spec: str) -> tuple[str, str]:

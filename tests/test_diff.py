@@ -223,3 +223,9 @@ def test_a_field_that_moves_number_is_one_change_judged_from_both_peers(
     swapped = one(grpc, kind="field-renumbered", subject="CancelTaskRequest.id")
     assert (swapped["old"], swapped["new"], swapped["breaks"]) == (1, 2, ["behaviour"])
     assert "read as tenant" in swapped["note"]
+
+
+def test_the_protoc_version_is_the_installed_distributions() -> None:
+    from importlib.metadata import version
+
+    assert descriptors.protoc_version() == version("grpcio-tools")

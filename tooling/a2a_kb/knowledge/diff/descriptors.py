@@ -15,7 +15,6 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from functools import cache
-from importlib.metadata import version as package_version
 from pathlib import Path
 
 from ...errors import ConfigurationError, ExtractError
@@ -148,7 +147,11 @@ def include_dirs() -> tuple[Path, Path]:
 
 @cache
 def protoc_version() -> str:
-    return package_version("grpcio-tools")
+    # The version grpcio-tools records in itself, which is its distribution's: read from
+    # there, not through importlib.metadata, whose import costs a diff a tenth of its time.
+    from grpc_tools.grpc_version import VERSION
+
+    return str(VERSION)
 
 
 def compile_proto(source: Source, text: str, cache_root: Path) -> bytes:

@@ -16,7 +16,7 @@ from ...extract.lifecycle import state_name  # a state added upstream is a chang
 from ...records.kb import KnowledgeBase
 from ...records.model import Source
 from ...sources.cache import Cache
-from ..check import FactBook
+from ..factbook import FactBook
 from . import prose, proto, schema
 from .encodings import BINDINGS, ENCODINGS, SEVERITIES
 from .formats import format_markdown, format_text

@@ -17,7 +17,7 @@ from pathlib import Path
 from ...errors import ConfigurationError
 from ...records.kb import KnowledgeBase
 from ...records.model import Source
-from ..check import FactBook
+from ..factbook import FactBook
 from . import descriptors, schema
 from .descriptors import ProtoFile
 

@@ -13,7 +13,6 @@ else, so that no rule takes a kind it was not given for one with no records.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import itertools
 import json
 import re
@@ -27,7 +26,7 @@ from urllib.parse import urlsplit
 from ..diagnostics import Diagnostic, Mark, Severity
 from ..project import Project
 from ..schemas import KINDS
-from . import dossier, patterns
+from . import patterns
 from .kb import KnowledgeBase, version_key
 from .loader import LoadResult, RawRecord
 from .model import Claim, Conflict
@@ -78,6 +77,8 @@ _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def _suggest(name: str, candidates: Iterable[str]) -> str:
+    import difflib  # for a tip: most runs give none
+
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else ""
 
@@ -353,6 +354,8 @@ def origins(ctx: Context) -> Iterator[Diagnostic]:
             Severity.WARNING,
         )
         return
+    from . import dossier
+
     index = dossier.blocks(ctx.dossier_text)
     records: list[Claim | Conflict] = [*with_origin, *with_origin_conflicts]
     for rec in records:

@@ -16,7 +16,6 @@ reports it.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import functools
 from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any
@@ -78,30 +77,20 @@ def _record_schema(kind: str) -> dict[str, Any]:
     return {"$ref": f"#/$defs/{kind}", "$defs": root["$defs"]}
 
 
-def _validators() -> dict[str, Draft202012Validator]:
+@functools.cache
+def validator(kind: str) -> Draft202012Validator:
+    """jsonschema's validator of one record of ``kind``, built when a record of that kind
+    first fails its compiled check."""
     from jsonschema import Draft202012Validator
 
-    return {kind: Draft202012Validator(_record_schema(kind)) for kind in KINDS}
+    return Draft202012Validator(_record_schema(kind))
 
 
-_VALIDATORS: dict[str, Draft202012Validator] | None = None
-_QUICK_CHECKS: dict[str, Check | None] | None = None
-
-
-def validators() -> dict[str, Draft202012Validator]:
-    global _VALIDATORS
-    if _VALIDATORS is None:
-        _VALIDATORS = _validators()
-    return _VALIDATORS
-
-
-def quick_checks() -> dict[str, Check | None]:
-    """Each kind's schema compiled to a predicate that accepts only valid records (None for
-    a schema the compiler does not handle: then jsonschema sees every record)."""
-    global _QUICK_CHECKS
-    if _QUICK_CHECKS is None:
-        _QUICK_CHECKS = {kind: compile_schema(_record_schema(kind)) for kind in KINDS}
-    return _QUICK_CHECKS
+@functools.cache
+def quick_check(kind: str) -> Check | None:
+    """The schema of ``kind`` compiled to a predicate that accepts only valid records (None
+    for a schema the compiler does not handle: then jsonschema sees every record)."""
+    return compile_schema(_record_schema(kind))
 
 
 @collector_paused()
@@ -121,16 +110,15 @@ def validate(project: Project, loaded: LoadResult | None = None,
     kb = KnowledgeBase(project=project)
     kb.problems += loaded.problems
     valid: dict[str, list[RawRecord]] = {kind: [] for kind in KINDS}
-    quick = quick_checks()
     for kind in (k for k in KINDS if k in kinds):
-        accepts = quick[kind]
+        accepts = quick_check(kind)
         for record in loaded.records[kind]:
             # The compiled check passes most records at a fraction of jsonschema's cost; a
             # record it rejects gets jsonschema's errors, which make the diagnostics.
             if accepts is not None and accepts(record.data):
                 valid[kind].append(record)
                 continue
-            found = list(_schema_problems(record, validators()[kind]))
+            found = list(_schema_problems(record, validator(kind)))
             kb.problems += found
             if not found:
                 valid[kind].append(record)
@@ -182,6 +170,8 @@ def _field_tip(kind: str, field: str, default: str) -> str:
 
 
 def _describe(error: ValidationError, record: RawRecord, what: str, rid: str) -> list[Diagnostic]:
+    import difflib  # for the tips of a broken record only
+
     path = [str(p) for p in error.absolute_path]
     field = next((p for p in reversed(path) if not p.isdigit()), "")
     mark = record.mark("/".join(pointer_escape(p) for p in path))

@@ -84,6 +84,10 @@ def record_files(project: Project) -> list[Path]:
 
 # A line at column 0 that is a plain key and its colon: 'sources:', 'claims: []'.
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)")
+# Every line break YAML knows, and a few more (a form feed) that an extra split makes harmless.
+_BREAKS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_AT_COLUMN_0 = re.compile(r"^[^ \n#].*", re.MULTILINE)  # not indented, not a comment
+_CONTENT = re.compile(r"^[ \t]*[^ \t\n#]", re.MULTILINE)  # the next line neither blank nor a comment
 
 
 def top_level_keys(text: str) -> set[str] | None:
@@ -92,32 +96,28 @@ def top_level_keys(text: str) -> set[str] | None:
 
     In a record file as written (a block mapping at column 0), every line at column 0 that
     is not a comment, a directive or a document marker is a top-level key. Anything else
-    there (a quoted or complex key, a flow mapping, a list, content on a '---' line, an
-    indented document) is not read here: the answer is None, and the file is parsed.
-    ``str.splitlines`` splits at every line break YAML knows and at a few more (a form
-    feed): an extra split can only make the answer None or add a key, never leave one out.
+    there (a quoted or complex key, a flow mapping, a list, a tab, content on a '---' line,
+    an indented document) is not read here: the answer is None, and the file is parsed.
+    Lines are split at every line break YAML knows and at a few more (a form feed): an
+    extra split can only make the answer None or add a key, never leave one out.
 
     >>> sorted(top_level_keys("# the sources\\nsources:\\n  - id: a\\n") or [])
     ['sources']
     >>> top_level_keys('"sources": []') is None, top_level_keys("  sources: []") is None
     (True, True)
     """
+    text = _BREAKS.sub("\n", text)
+    if _indented_from(text, 0):
+        return None  # an indented document: its keys are not at column 0
     keys: set[str] = set()
-    document_start = True  # before the first key of a document
-    for line in text.splitlines():
+    for found in _AT_COLUMN_0.finditer(text):  # a few lines a file, so this loop is short
+        line = found.group()
         if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if line[0] == "\t":
-            return None  # YAML indents with spaces only: what this line meant cannot be told
-        if line[0] == " ":
-            if document_start:
-                return None  # an indented document: its keys are not at column 0
-            continue
+            continue  # a blank line or a comment behind a tab
         if line.startswith(("---", "...")):
             rest = line[3:].strip()
-            if rest and not rest.startswith("#"):
-                return None  # content after the marker, on its line
-            document_start = True
+            if (rest and not rest.startswith("#")) or _indented_from(text, found.end()):
+                return None  # content on the marker's line, or an indented document after it
             continue
         if line.startswith("%"):  # a directive: %YAML 1.2
             continue
@@ -125,8 +125,13 @@ def top_level_keys(text: str) -> set[str] | None:
         if key is None:
             return None
         keys.add(key[1])
-        document_start = False
     return keys or None
+
+
+def _indented_from(text: str, at: int) -> bool:
+    """Whether the first line from ``at`` on that is neither blank nor a comment is indented."""
+    first = _CONTENT.search(text, at)
+    return first is not None and first.group()[0] in " \t"
 
 
 def may_hold(path: Path, keys: Collection[str]) -> bool:

@@ -4,6 +4,7 @@ on the real sources (compiled by protoc from the grpcio-tools wheel)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +230,61 @@ def test_the_protoc_version_is_the_installed_distributions() -> None:
     from importlib.metadata import version
 
     assert descriptors.protoc_version() == version("grpcio-tools")
+
+
+def test_the_kept_model_reads_back_as_the_descriptors_read(real_kb_env: Path) -> None:
+    from a2a_kb import load
+    from a2a_kb.knowledge.check import FactBook
+    from a2a_kb.sources.cache import Cache
+
+    kb = load(real_kb_env)
+    book = FactBook(kb, Cache(kb.project.cache_dir))
+    protos = [s for s in kb.sources.values() if s.kind == "proto" and s.pinned]
+    assert len(protos) >= 8
+    for source in protos:
+        model = descriptors.read(source, descriptors.compile_proto(source, book.text(source),
+                                                                   kb.project.cache_dir))
+        assert descriptors._from_json(source, descriptors._to_json(model)) == model, source.id
+
+
+def test_a_diff_of_compiled_protos_needs_no_protobuf_and_a_damaged_model_is_read_again(
+        real_kb_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    before = run_json(real_kb_env, capsys, "0.3.0:grpc", "1.0.0:grpc")  # keeps both models
+    cache = tmp_path / "cache"
+    shutil.copytree(Path(os.environ["A2A_KB_CACHE"]), cache)
+    from a2a_kb import load
+
+    kb = load(real_kb_env)
+    compared = {kb.sources[s].sha256 for s in ("grpc-proto@v0.3.0", "proto@v1.0.0")}
+    kept = sorted(p for p in (cache / "descriptors").glob("*.json") if p.name.split(".")[0] in compared)
+    assert len(kept) == 2
+    program = ("import sys\nfrom a2a_kb import cli\n"
+               "code = cli.main(['--root', sys.argv[1], 'diff', '0.3.0:grpc', '1.0.0:grpc'])\n"
+               "print(code, 'google.protobuf' in sys.modules, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", program, str(real_kb_env)],
+                          env={**os.environ, "A2A_KB_CACHE": str(cache)},
+                          capture_output=True, text=True, check=False)
+    assert done.stderr.split() == ["0", "False"], done.stderr
+    from a2a_kb.knowledge.derived import sweep
+    from a2a_kb.project import Project
+    from a2a_kb.sources.cache import read_sealed
+
+    missing, flipped = kept[0], kept[1:]
+    for path in kept:  # a flipped byte breaks the seal
+        data = bytearray(path.read_bytes())
+        data[-2] ^= 1
+        path.write_bytes(bytes(data))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("A2A_KB_CACHE", str(cache))
+        missing.unlink()  # missing is no damage: nothing to report, read again all the same
+        removed = sweep(Project.at(real_kb_env))  # what `a2a-kb fetch` reports
+        assert all(p.name in "".join(removed) for p in flipped) and missing.name not in "".join(removed)
+        assert cli.main(["--root", str(real_kb_env), "diff", "0.3.0:grpc", "1.0.0:grpc",
+                         "--format", "json"]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert after["changes"] == before["changes"]  # read again from the descriptors, and kept
+    assert all(read_sealed(path) is not None for path in kept)

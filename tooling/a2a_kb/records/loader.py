@@ -267,8 +267,6 @@ def _kind_of(value: Any) -> str:
 
 
 def _split(doc: yamldoc.Document, result: LoadResult, kinds: Collection[str] | None = None) -> None:
-    import difflib
-
     from ..diagnostics import Diagnostic, Mark
     from . import yamldoc
 
@@ -289,6 +287,8 @@ def _split(doc: yamldoc.Document, result: LoadResult, kinds: Collection[str] | N
     found = [k for k in value if k in file_keys]
     unknown = [k for k in value if k not in file_keys]
     for key in unknown:
+        import difflib  # for the tip of a broken file only
+
         close = difflib.get_close_matches(key, list(file_keys), n=1)
         result.problems.append(
             Diagnostic(

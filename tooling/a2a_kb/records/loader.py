@@ -84,10 +84,14 @@ def record_files(project: Project) -> list[Path]:
 
 # A line at column 0 that is a plain key and its colon: 'sources:', 'claims: []'.
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)")
-# Every line break YAML knows, and a few more (a form feed) that an extra split makes harmless.
-_BREAKS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-_AT_COLUMN_0 = re.compile(r"^[^ \n#].*", re.MULTILINE)  # not indented, not a comment
-_CONTENT = re.compile(r"^[ \t]*[^ \t\n#]", re.MULTILINE)  # the next line neither blank nor a comment
+# Every line break YAML knows besides '\n', and a few more (a form feed) that an extra
+# split makes harmless.
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_BREAK = re.compile(f"[{_OTHER_BREAKS}]")
+# After a '\n' (a literal first: the engine then skips from one '\n' to the next): a line at
+# column 0 that is not a comment, and the next line that is neither blank nor a comment.
+_AT_COLUMN_0 = re.compile(r"\n([^ \n#][^\n]*)")
+_CONTENT = re.compile(r"\n[ \t]*[^ \t\n#]")
 
 
 def top_level_keys(text: str) -> set[str] | None:
@@ -106,12 +110,14 @@ def top_level_keys(text: str) -> set[str] | None:
     >>> top_level_keys('"sources": []') is None, top_level_keys("  sources: []") is None
     (True, True)
     """
-    text = _BREAKS.sub("\n", text)
+    if any(other in text for other in _OTHER_BREAKS):
+        text = _BREAK.sub("\n", text)
+    text = "\n" + text  # so that every line, the first too, follows a '\n'
     if _indented_from(text, 0):
         return None  # an indented document: its keys are not at column 0
     keys: set[str] = set()
     for found in _AT_COLUMN_0.finditer(text):  # a few lines a file, so this loop is short
-        line = found.group()
+        line = found.group(1)
         if not line.strip() or line.lstrip().startswith("#"):
             continue  # a blank line or a comment behind a tab
         if line.startswith(("---", "...")):
@@ -129,9 +135,9 @@ def top_level_keys(text: str) -> set[str] | None:
 
 
 def _indented_from(text: str, at: int) -> bool:
-    """Whether the first line from ``at`` on that is neither blank nor a comment is indented."""
+    """Whether, from ``at`` on, the first line that is neither blank nor a comment is indented."""
     first = _CONTENT.search(text, at)
-    return first is not None and first.group()[0] in " \t"
+    return first is not None and first.group()[1] in " \t"
 
 
 def may_hold(path: Path, keys: Collection[str]) -> bool:

@@ -232,19 +232,29 @@ def test_the_protoc_version_is_the_installed_distributions() -> None:
     assert descriptors.protoc_version() == version("grpcio-tools")
 
 
-def test_the_kept_model_reads_back_as_the_descriptors_read(real_kb_env: Path) -> None:
+def test_what_is_kept_reads_back_as_what_was_read(real_kb_env: Path) -> None:
     from a2a_kb import load
     from a2a_kb.knowledge.check import FactBook
+    from a2a_kb.knowledge.diff import schema
     from a2a_kb.sources.cache import Cache
 
     kb = load(real_kb_env)
     book = FactBook(kb, Cache(kb.project.cache_dir))
+
+    def again(dumped: Any) -> Any:
+        return json.loads(json.dumps(dumped))
+
     protos = [s for s in kb.sources.values() if s.kind == "proto" and s.pinned]
-    assert len(protos) >= 8
+    schemas = [s for s in kb.sources.values() if s.kind == "json-schema" and s.pinned
+               and s.path.endswith("a2a.json")]
+    assert len(protos) >= 8 and len(schemas) >= 6
     for source in protos:
         model = descriptors.read(source, descriptors.compile_proto(source, book.text(source),
                                                                    kb.project.cache_dir))
-        assert descriptors._from_json(source, descriptors._to_json(model)) == model, source.id
+        assert descriptors._undump(source, again(descriptors._dump(model))) == model, source.id
+    for source in schemas:
+        description = schema.from_schema(source, book.text(source))
+        assert schema._undump(source, again(schema._dump(description))) == description, source.id
 
 
 def test_a_diff_of_compiled_protos_needs_no_protobuf_and_a_damaged_model_is_read_again(
@@ -260,7 +270,7 @@ def test_a_diff_of_compiled_protos_needs_no_protobuf_and_a_damaged_model_is_read
 
     kb = load(real_kb_env)
     compared = {kb.sources[s].sha256 for s in ("grpc-proto@v0.3.0", "proto@v1.0.0")}
-    kept = sorted(p for p in (cache / "descriptors").glob("*.json") if p.name.split(".")[0] in compared)
+    kept = sorted(p for p in (cache / "diff").glob("*.json") if p.name.split(".")[0] in compared)
     assert len(kept) == 2
     program = ("import sys\nfrom a2a_kb import cli\n"
                "code = cli.main(['--root', sys.argv[1], 'diff', '0.3.0:grpc', '1.0.0:grpc'])\n"

@@ -5,16 +5,13 @@ protoc comes from the ``grpcio-tools`` wheel and the ``google/api`` imports from
 keeps each element's lines, for permalinks. The compiled ``FileDescriptorSet`` is cached
 by the source's sha256 (and protoc's version) in the cache directory, written atomically;
 a damaged copy is compiled again. What the diff reads from it (a :class:`ProtoFile`) is
-kept beside it as sealed JSON, so that a diff of sources compiled before needs neither
-protoc nor protobuf's runtime; a copy whose seal or shape is wrong is read again from the
-descriptors.
+kept too (:mod:`.kept`), so that a diff of sources compiled before needs neither protoc
+nor protobuf's runtime.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import json
 import sys
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,7 +20,8 @@ from typing import Any
 
 from ...errors import ConfigurationError, ExtractError
 from ...records.model import Source
-from ...sources.cache import atomic_write, read_sealed, sha256_of, write_sealed
+from ...sources.cache import atomic_write, sha256_of
+from .kept import kept
 
 Lines = tuple[int, int]
 NO_LINES: Lines = (0, 0)
@@ -158,15 +156,11 @@ def protoc_version() -> str:
     return str(VERSION)
 
 
-def _cached(text: str, cache_root: Path, suffix: str) -> Path:
-    digest = sha256_of(text.encode("utf-8"))
-    return cache_root / "descriptors" / f"{digest}.protoc-{protoc_version()}.{suffix}"
-
-
 def compile_proto(source: Source, text: str, cache_root: Path) -> bytes:
     """The serialized FileDescriptorSet of ``text`` (the source's .proto), from the cache
     when this text was compiled before."""
-    cached = _cached(text, cache_root, "binpb")
+    digest = sha256_of(text.encode("utf-8"))
+    cached = cache_root / "descriptors" / f"{digest}.protoc-{protoc_version()}.binpb"
     if cached.is_file():
         data = cached.read_bytes()
         if _readable(data):
@@ -217,16 +211,9 @@ MODEL_FORMAT = 1
 
 def load(source: Source, text: str, cache_root: Path) -> ProtoFile:
     """Compile (or take from the cache) and read one source's .proto."""
-    kept = _cached(text, cache_root, f"model-{MODEL_FORMAT}.json")
-    payload = read_sealed(kept)
-    if payload is not None:
-        found = _from_json(source, payload)
-        if found is not None:
-            return found
-    found = read(source, compile_proto(source, text, cache_root))
-    with contextlib.suppress(OSError):  # a cache that cannot be written costs time, not correctness
-        write_sealed(kept, _to_json(found))
-    return found
+    return kept(cache_root, text, f"protoc-{protoc_version()}.model-{MODEL_FORMAT}",
+                lambda: read(source, compile_proto(source, text, cache_root)),
+                _dump, lambda model: _undump(source, model))
 
 
 def read(source: Source, data: bytes) -> ProtoFile:
@@ -326,7 +313,7 @@ def read(source: Source, data: bytes) -> ProtoFile:
                      services)
 
 
-# --- the kept model -----------------------------------------------------------------------------
+# --- the kept model (see .kept) -------------------------------------------------------------
 # JSON has no tuples, sets or integer keys: lines and ranges are written as lists, reserved
 # names as sorted lists, numbered fields and values as lists of [number, …].
 
@@ -335,8 +322,8 @@ _FIELD_KEYS = ("name", "json_name", "kind", "type_name", "cardinality", "presenc
                "required", "map_entry", "lines")  # a field's row after its number, as _field reads it
 
 
-def _to_json(proto_file: ProtoFile) -> bytes:
-    model = {
+def _dump(proto_file: ProtoFile) -> dict[str, Any]:
+    return {
         "package": proto_file.package,
         "package_lines": proto_file.package_lines,
         "options": proto_file.options,
@@ -357,7 +344,6 @@ def _to_json(proto_file: ProtoFile) -> bytes:
             for s in proto_file.services.values()
         ],
     }
-    return json.dumps(model, separators=(",", ":")).encode("utf-8")
 
 
 def _lines(value: Any) -> Lines:
@@ -371,31 +357,26 @@ def _field(number: int, row: list[Any]) -> ProtoField:
                       required, map_entry, _lines(lines))
 
 
-def _from_json(source: Source, payload: bytes) -> ProtoFile | None:
-    """The kept model, or None when it is not one this version wrote (then it is read again)."""
-    try:
-        model = json.loads(payload)
-        messages: dict[str, ProtoMessage] = {}
-        for name, lines, fields, oneofs, ranges, names, map_entry in model["messages"]:
-            messages[name] = ProtoMessage(
-                name, _lines(lines),
-                {n: _field(n, rest) for n, *rest in fields},
-                {k: _lines(v) for k, v in oneofs.items()}, [_lines(r) for r in ranges], set(names),
-                map_entry)
-        enums = {
-            name: ProtoEnum(name, _lines(lines), {n: (value, _lines(at)) for n, value, at in values},
-                            [_lines(r) for r in ranges], set(names))
-            for name, lines, values, ranges, names in model["enums"]
-        }
-        services = {
-            name: ProtoService(name, _lines(lines), {
-                m[0]: ProtoMethod(m[0], m[1], m[2], m[3], m[4], tuple(HttpRule(*r) for r in m[5]),
-                                  _lines(m[6]))
-                for m in methods})
-            for name, lines, methods in model["services"]
-        }
-        options = {k: (str(text), _lines(at)) for k, (text, at) in model["options"].items()}
-        return ProtoFile(source, model["package"], _lines(model["package_lines"]), options,
-                         messages, enums, services)
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return None  # not valid JSON, or not the shape this version writes
+def _undump(source: Source, model: dict[str, Any]) -> ProtoFile:
+    messages: dict[str, ProtoMessage] = {}
+    for name, lines, fields, oneofs, ranges, names, map_entry in model["messages"]:
+        messages[name] = ProtoMessage(
+            name, _lines(lines),
+            {n: _field(n, rest) for n, *rest in fields},
+            {k: _lines(v) for k, v in oneofs.items()}, [_lines(r) for r in ranges], set(names),
+            map_entry)
+    enums = {
+        name: ProtoEnum(name, _lines(lines), {n: (value, _lines(at)) for n, value, at in values},
+                        [_lines(r) for r in ranges], set(names))
+        for name, lines, values, ranges, names in model["enums"]
+    }
+    services = {
+        name: ProtoService(name, _lines(lines), {
+            m[0]: ProtoMethod(m[0], m[1], m[2], m[3], m[4], tuple(HttpRule(*r) for r in m[5]),
+                              _lines(m[6]))
+            for m in methods})
+        for name, lines, methods in model["services"]
+    }
+    options = {k: (str(text), _lines(at)) for k, (text, at) in model["options"].items()}
+    return ProtoFile(source, model["package"], _lines(model["package_lines"]), options,
+                     messages, enums, services)

@@ -95,5 +95,5 @@ class Reader:
     def json(self, source: Source) -> schema.JsonDescription:
         if source.id not in self._json:
             self._json[source.id] = (schema.from_proto(self.proto(source)) if source.kind == "proto"
-                                     else schema.from_schema(source, self.book.text(source)))
+                                     else schema.load_schema(source, self.book.text(source), self.cache_root))
         return self._json[source.id]

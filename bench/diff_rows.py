@@ -1,8 +1,10 @@
 """Row 9: `a2a-kb diff` against `buf breaking`, the same consecutive gRPC pairs, one run.
 
 a2a-kb: one `a2a-kb diff OLD NEW --format json` per pair, every binding the pair has (gRPC,
-REST routes, JSON-RPC, prose), descriptors already compiled (a second run reads them from
-the cache, as every run after the first does). buf: one `buf breaking` per pair on the
+REST routes, JSON-RPC, prose), each run validating the versions and sources it reads, with
+what it reads from each source already in the cache (the compiled descriptors and what the
+diff keeps of them, of the JSON schemas and of the facts: an untimed first run puts them
+there, as any run after the first finds them). buf: one `buf breaking` per pair on the
 two temporary modules diff.oracle builds (rules WIRE, WIRE_JSON and FILE), modules built
 beforehand and not timed. Both are timed as child CPU time (user + system), the median of
 a few repeats. The diff of every consecutive pair (JSON-only ones too) is reported beside.
@@ -57,7 +59,7 @@ def measure(root: Path, repeats: int) -> dict[str, Any]:
     def ours(pairs: list[tuple[str, str]]) -> float:
         return sum(_cpu([kb, "--root", str(root), "diff", a, b, "--format", "json"]) for a, b in pairs)
 
-    ours(grpc)  # compiles (or finds) every descriptor and warms the bytecode
+    ours(grpc)  # compiles (or finds) every descriptor, keeps what the diff reads, warms the bytecode
     with tempfile.TemporaryDirectory(prefix="a2a-kb-bench-buf-") as tmp:
         modules = []
         for a, b in grpc:

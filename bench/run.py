@@ -362,8 +362,8 @@ def row_diff(real: Path, setting: Setting) -> Row:
                   f"process per pair) vs buf breaking {theirs:.2f}s (WIRE, WIRE_JSON, FILE); every "
                   f"consecutive pair ({numbers['every_pair']}) {numbers['a2a_kb_diff_every_pair_s']:.2f}s")
     if not row.met:
-        row.note = ("each a2a-kb run starts Python and loads and validates the whole knowledge base "
-                    "before it compares; buf is one native process per pair")
+        row.note = ("each a2a-kb run starts Python, imports its stages and validates the versions and "
+                    "sources before it compares; buf is one native process per pair")
     return row
 
 

@@ -13,6 +13,7 @@ benchmark can refuse a run in which the check did not pass.
 
 from __future__ import annotations
 
+import importlib
 import json
 import resource
 import sys
@@ -22,10 +23,15 @@ from pathlib import Path
 import yaml
 
 import a2a_kb.extract.factstore  # noqa: F401 - imported before the clock starts, like the others
+from a2a_kb.extract import READERS
 from a2a_kb.knowledge.check import check
 from a2a_kb.project import Project
 from a2a_kb.records.loader import load, record_files
 from a2a_kb.records.validate import validate
+
+# The extractors too (the registry imports each on its first use).
+for _module, _ in READERS.values():
+    importlib.import_module(f"a2a_kb.extract.{_module}")
 
 
 def _project(root: Path) -> Project:

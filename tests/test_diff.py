@@ -4,6 +4,7 @@ on the real sources (compiled by protoc from the grpcio-tools wheel)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -223,3 +224,99 @@ def test_a_field_that_moves_number_is_one_change_judged_from_both_peers(
     swapped = one(grpc, kind="field-renumbered", subject="CancelTaskRequest.id")
     assert (swapped["old"], swapped["new"], swapped["breaks"]) == (1, 2, ["behaviour"])
     assert "read as tenant" in swapped["note"]
+
+
+def test_the_protoc_version_is_the_installed_distributions() -> None:
+    from importlib.metadata import version
+
+    assert descriptors.protoc_version() == version("grpcio-tools")
+
+
+def test_what_is_kept_reads_back_as_what_was_read(real_kb_env: Path) -> None:
+    from a2a_kb import load
+    from a2a_kb.knowledge.check import FactBook
+    from a2a_kb.knowledge.diff import schema
+    from a2a_kb.sources.cache import Cache
+
+    kb = load(real_kb_env)
+    book = FactBook(kb, Cache(kb.project.cache_dir))
+
+    def again(dumped: Any) -> Any:
+        return json.loads(json.dumps(dumped))
+
+    protos = [s for s in kb.sources.values() if s.kind == "proto" and s.pinned]
+    schemas = [s for s in kb.sources.values() if s.kind == "json-schema" and s.pinned
+               and s.path.endswith("a2a.json")]
+    assert len(protos) >= 8 and len(schemas) >= 6
+    for source in protos:
+        model = descriptors.read(source, descriptors.compile_proto(source, book.text(source),
+                                                                   kb.project.cache_dir))
+        assert descriptors._undump(source, again(descriptors._dump(model))) == model, source.id
+    for source in schemas:
+        description = schema.from_schema(source, book.text(source))
+        assert schema._undump(source, again(schema._dump(description))) == description, source.id
+
+
+def test_a_diff_of_compiled_protos_needs_no_protobuf_and_a_damaged_model_is_read_again(
+        real_kb_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    before = run_json(real_kb_env, capsys, "0.3.0:grpc", "1.0.0:grpc")  # keeps both models
+    cache = tmp_path / "cache"
+    shutil.copytree(Path(os.environ["A2A_KB_CACHE"]), cache)
+    from a2a_kb import load
+
+    kb = load(real_kb_env)
+    compared = {kb.sources[s].sha256 for s in ("grpc-proto@v0.3.0", "proto@v1.0.0")}
+    kept = sorted(p for p in (cache / "diff").glob("*.protoc-*.json") if p.name.split(".")[0] in compared)
+    assert len(kept) == 2
+    program = ("import sys\nfrom a2a_kb import cli\n"
+               "code = cli.main(['--root', sys.argv[1], 'diff', '0.3.0:grpc', '1.0.0:grpc'])\n"
+               "print(code, 'google.protobuf' in sys.modules, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", program, str(real_kb_env)],
+                          env={**os.environ, "A2A_KB_CACHE": str(cache)},
+                          capture_output=True, text=True, check=False)
+    assert done.stderr.split() == ["0", "False"], done.stderr
+    from a2a_kb.knowledge.derived import sweep
+    from a2a_kb.project import Project
+    from a2a_kb.sources.cache import read_sealed
+
+    missing, flipped = kept[0], kept[1:]
+    for path in kept:  # a flipped byte breaks the seal
+        data = bytearray(path.read_bytes())
+        data[-2] ^= 1
+        path.write_bytes(bytes(data))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("A2A_KB_CACHE", str(cache))
+        missing.unlink()  # missing is no damage: nothing to report, read again all the same
+        removed = sweep(Project.at(real_kb_env))  # what `a2a-kb fetch` reports
+        assert all(p.name in "".join(removed) for p in flipped) and missing.name not in "".join(removed)
+        assert cli.main(["--root", str(real_kb_env), "diff", "0.3.0:grpc", "1.0.0:grpc",
+                         "--format", "json"]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert after["changes"] == before["changes"]  # read again from the descriptors, and kept
+    assert all(read_sealed(path) is not None for path in kept)
+
+
+def test_the_prose_reads_only_the_facts_a_diff_keeps(real_kb_env: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A diff keeps of each source only the facts prose.reads names: with every fact of
+    every source instead, every consecutive pair gives the same changes."""
+    import itertools
+
+    from a2a_kb import load
+    from a2a_kb.knowledge import diff
+
+    kb = load(real_kb_env)
+    pairs = [*itertools.pairwise(v.id for v in kb.ordered_versions), ("draft", "main")]
+
+    def changes() -> list[Any]:
+        return [diff.diff(kb, a, b).as_json()["changes"] for a, b in pairs]
+
+    kept = changes()
+    # (no pair changes a JSON-RPC error definition, so the error: facts are witnessed by none)
+    assert {"class-changed", "error-mapping-changed"} <= {c["kind"] for found in kept for c in found}
+    monkeypatch.setattr(sides.Reader, "prose_facts", lambda self, source: self.book.facts(source))
+    assert changes() == kept

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import doctest
 import functools
+import importlib
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +19,8 @@ from a2a_kb.errors import ExtractError
 from a2a_kb.extract import (
     EXTRACTOR_VERSIONS,
     EXTRACTORS,
+    READERS,
+    VERSIONS,
     Artifact,
     extract,
     git_refs,
@@ -294,7 +299,36 @@ def test_every_kind_an_extractor_emits_is_in_the_facts_table() -> None:
 
 
 def test_the_registry_and_the_versions_agree() -> None:
-    assert set(EXTRACTOR_VERSIONS) == set(EXTRACTORS)
+    assert set(EXTRACTOR_VERSIONS) == set(EXTRACTORS) == set(READERS)
+    assert set(VERSIONS) == {module for module, _ in READERS.values()}
+    for module, function in READERS.values():
+        assert callable(getattr(importlib.import_module(f"a2a_kb.extract.{module}"), function))
+
+
+def test_the_stage_imports_no_parser_until_a_kind_is_extracted() -> None:
+    """Reading cached facts (a diff) needs no parser: the registry, the fact store and the
+    diff import none (the diff reads JSON schemas with json_schema's helpers, which need
+    none), and extracting one kind imports that kind's module only."""
+    program = """
+import sys
+import a2a_kb.extract, a2a_kb.extract.factstore, a2a_kb.extract.lifecycle, a2a_kb.knowledge.diff
+from a2a_kb.errors import ExtractError
+from a2a_kb.extract import EXTRACTORS, READERS, Artifact
+
+PARSERS = ("markdown_it", "markdown", "antlr4", "proto_schema_parser")
+def loaded():
+    parsers = sorted({m.split(".")[0] for m in sys.modules} & set(PARSERS))
+    return parsers, [k for k, (m, _) in READERS.items() if f"a2a_kb.extract.{m}" in sys.modules]
+print(loaded())
+try:
+    EXTRACTORS["git-refs"](Artifact("x", "git-refs", "refs", "", b"[]"))
+except ExtractError:
+    pass
+print(loaded())
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=False)
+    assert done.stdout.splitlines() == ["([], ['json-schema'])", "([], ['json-schema', 'git-refs'])"], \
+        done.stdout + done.stderr
 
 
 def test_a_kind_without_an_extractor_is_an_error() -> None:

@@ -2,7 +2,10 @@
 
 Each module reads one kind of pinned source with a real parser and returns the facts of
 :mod:`a2a_kb.facts`, every one with its source, commit, path and exact lines. They share
-one signature, ``(Artifact) -> list[Fact]``, and are found through :data:`EXTRACTORS`.
+one signature, ``(Artifact) -> list[Fact]``, and are found through :data:`EXTRACTORS`,
+which imports each module (and its parser: markdown-it, antlr4) the first time its kind is
+extracted: reading cached facts, as a diff or the check of unchanged sources does, needs
+no parser.
 An extractor that finds nothing where it expects something raises
 :class:`~a2a_kb.errors.ExtractError`; it never returns an empty success.
 
@@ -15,41 +18,63 @@ and :mod:`a2a_kb.capture.transcript` (the transcript format).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from ..errors import ExtractError
 from ..facts import Fact
 from ..records.model import Source
-from . import capture, changelog, git_refs, json_schema, markdown, proto, test_suite
 from .artifact import Artifact, Draft
 
-__all__ = ["EXTRACTORS", "EXTRACTOR_VERSIONS", "Artifact", "Draft", "artifact_of", "extract"]
+__all__ = ["EXTRACTORS", "EXTRACTOR_VERSIONS", "READERS", "VERSIONS", "Artifact", "Draft",
+           "artifact_of", "extract"]
 
 Extractor = Callable[[Artifact], list[Fact]]
 
-EXTRACTORS: dict[str, Extractor] = {
-    "json-schema": json_schema.extract,
-    "proto": proto.extract,
-    "spec": markdown.extract_spec,
-    "docs": markdown.extract_docs,
-    "changelog": changelog.extract,
-    "git-refs": git_refs.extract,
-    "capture": capture.extract,
-    "test-suite": test_suite.extract,
+# source kind → the module of this package that reads it, and the function that does.
+READERS: dict[str, tuple[str, str]] = {
+    "json-schema": ("json_schema", "extract"),
+    "proto": ("proto", "extract"),
+    "spec": ("markdown", "extract_spec"),
+    "docs": ("markdown", "extract_docs"),
+    "changelog": ("changelog", "extract"),
+    "git-refs": ("git_refs", "extract"),
+    "capture": ("capture", "extract"),
+    "test-suite": ("test_suite", "extract"),
 }
 
-# Bump a module's VERSION when its output changes: cached facts of that kind are then
-# extracted again. FORMAT covers what all kinds share (the Fact shape, the vocabulary).
+# The version of what each module emits. Bump a module's version when its output changes:
+# cached facts of its kinds are then extracted again. Kept here rather than in the modules
+# so that the cache can be read without importing them. FORMAT covers what all kinds share
+# (the Fact shape, the vocabulary).
 FORMAT = "1"
+VERSIONS: dict[str, str] = {
+    "json_schema": "4",  # 3: inventories; 4: description facts
+    "proto": "5",  # 4: inventories; 5: comment facts
+    "markdown": "3",
+    "changelog": "1",
+    "git_refs": "2",
+    "capture": "2",
+    "test_suite": "1",
+}
+
+
+def _deferred(module: str, function: str) -> Extractor:
+    """``module.function``, imported on the first call."""
+
+    def run(artifact: Artifact) -> list[Fact]:
+        found: Extractor = getattr(importlib.import_module(f"{__name__}.{module}"), function)
+        return found(artifact)
+
+    run.__name__ = run.__qualname__ = f"{module}.{function}"
+    return run
+
+
+EXTRACTORS: dict[str, Extractor] = {
+    kind: _deferred(module, function) for kind, (module, function) in READERS.items()
+}
 EXTRACTOR_VERSIONS: dict[str, str] = {
-    "json-schema": f"{FORMAT}.{json_schema.VERSION}",
-    "proto": f"{FORMAT}.{proto.VERSION}",
-    "spec": f"{FORMAT}.{markdown.VERSION}",
-    "docs": f"{FORMAT}.{markdown.VERSION}",
-    "changelog": f"{FORMAT}.{changelog.VERSION}",
-    "git-refs": f"{FORMAT}.{git_refs.VERSION}",
-    "capture": f"{FORMAT}.{capture.VERSION}",
-    "test-suite": f"{FORMAT}.{test_suite.VERSION}",
+    kind: f"{FORMAT}.{VERSIONS[module]}" for kind, (module, _) in READERS.items()
 }
 
 

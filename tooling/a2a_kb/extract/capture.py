@@ -31,7 +31,8 @@ from ..facts import Fact
 from .artifact import Artifact, Draft
 from .lifecycle import state_name
 
-VERSION = "2"  # bump when the facts this extractor emits change
+# What this module emits is versioned in a2a_kb.extract's registry (VERSIONS): bump it
+# there when its facts change.
 
 _WRAPPERS = ("task", "statusUpdate", "artifactUpdate", "message")
 

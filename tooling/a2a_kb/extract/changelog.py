@@ -14,7 +14,8 @@ from markdown_it import MarkdownIt
 from ..facts import Fact
 from .artifact import Artifact, Draft
 
-VERSION = "1"
+# What this module emits is versioned in a2a_kb.extract's registry (VERSIONS): bump it
+# there when its facts change.
 
 _MARKDOWN = MarkdownIt("commonmark")
 _RELEASE = re.compile(

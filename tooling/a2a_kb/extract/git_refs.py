@@ -24,7 +24,8 @@ from ..facts import Fact
 from .artifact import Artifact, Draft
 from .json_positions import Pointer, Span, locate
 
-VERSION = "2"
+# What this module emits is versioned in a2a_kb.extract's registry (VERSIONS): bump it
+# there when its facts change.
 
 
 def utc(stamp: str) -> str:

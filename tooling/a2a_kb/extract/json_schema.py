@@ -21,7 +21,8 @@ from .inventory import DOCUMENT, PROSE_KINDS, Inventory
 from .json_positions import Pointer, Span, locate
 from .lifecycle import TASK_STATE, EnumEntry, enum_drafts
 
-VERSION = "4"  # 3: inventories; 4: description facts
+# What this module emits is versioned in a2a_kb.extract's registry (VERSIONS): bump it
+# there when its facts change.
 LIFECYCLE_MESSAGES = ("Task", "TaskStatus", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent")
 
 

@@ -37,7 +37,8 @@ from .passages import (
     read_union,
 )
 
-VERSION = "3"
+# What this module emits is versioned in a2a_kb.extract's registry (VERSIONS): bump it
+# there when its facts change.
 
 # CommonMark plus GitHub tables: what the spec's Markdown needs. The parser keeps no
 # state between calls, so one instance serves every call.

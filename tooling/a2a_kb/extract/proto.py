@@ -30,7 +30,8 @@ from .artifact import Artifact, Draft
 from .inventory import DOCUMENT, PROSE_KINDS, Inventory
 from .lifecycle import TASK_STATE, EnumEntry, class_in_words, enum_drafts
 
-VERSION = "5"  # 4: inventories; 5: comment facts
+# What this module emits is versioned in a2a_kb.extract's registry (VERSIONS): bump it
+# there when its facts change.
 
 Span = tuple[int, int]
 

@@ -37,7 +37,8 @@ from typing import Any
 from ..facts import Fact, canonical_state
 from .artifact import Artifact, Draft
 
-VERSION = "1"
+# What this module emits is versioned in a2a_kb.extract's registry (VERSIONS): bump it
+# there when its facts change.
 
 LEVELS = ("MUST", "SHOULD", "MAY")
 # What a failing condition compares with, and how strictly (strictest first).

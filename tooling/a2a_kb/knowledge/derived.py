@@ -1,11 +1,12 @@
 """The data derived from the cache and the records, checked against what it was made from.
 
-Three stores hold derived data: the facts of each fetched copy (``<cache>/facts/``), the
-query index (``<cache>/query-index.jsonl``) and the site's page reuse records
-(``.cache/site-pages/``). Each is written sealed or checksummed and is believed only while
-it matches; this sweep, run by ``a2a-kb fetch`` (``--offline`` included), finds the
-damaged ones, removes them so that they are rebuilt from their inputs when next needed, and
-says which, so that damage is reported rather than silently absorbed.
+Four stores hold derived data: the facts of each fetched copy (``<cache>/facts/``), what
+the diff reads from each .proto and JSON schema (``<cache>/diff/``), the query index
+(``<cache>/query-index.jsonl``) and the site's page reuse records (``.cache/site-pages/``).
+Each is written sealed or checksummed and is believed only while it matches; this sweep,
+run by ``a2a-kb fetch`` (``--offline`` included), finds the damaged ones, removes them so
+that they are rebuilt from their inputs when next needed, and says which, so that damage is
+reported rather than silently absorbed.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ def sweep(project: Project) -> list[str]:
         for path in sweep_damaged(sorted(facts.glob("*.json"))):
             removed.append(f"{project.relative(path)}: the facts of this copy do not match their seal; "
                            "removed, they are extracted again when next needed")
+    kept = project.cache_dir / "diff"  # knowledge.diff.kept.FOLDER, named here: fetch imports no diff
+    if kept.is_dir():
+        for path in sweep_damaged(sorted(kept.glob("*.json"))):
+            removed.append(f"{project.relative(path)}: what the diff read from a source does not "
+                           "match its seal; removed, it is read again when next needed")
     problem = verify_index(project.cache_dir / INDEX_NAME)
     if problem:
         removed.append(f"{project.relative(project.cache_dir / INDEX_NAME)}: {problem}; removed, the "

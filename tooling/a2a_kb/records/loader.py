@@ -1,14 +1,18 @@
 """load: record files on disk → parsed documents with marks, sorted by kind.
 
 Reads sources/*.yaml and claims/*.yaml (never the cache). Each file's single top-level key
-says what it holds: ``versions``, ``sources``, ``claims`` or ``conflicts``.
+says what it holds: ``versions``, ``sources``, ``claims``, ``conflicts``, ``upstream`` or
+``sweep``, whatever its folder. A command that reads some kinds only (`a2a-kb diff` reads
+versions and sources) loads only the files that may hold them, told by their lines at
+column 0 before any YAML is parsed (:func:`may_hold`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+import re
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,6 +82,85 @@ def record_files(project: Project) -> list[Path]:
     return record_files_in(project.sources_dir, project.claims_dir)
 
 
+# A line at column 0 that is a plain key and its colon: 'sources:', 'claims: []'.
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)")
+# Every line break YAML knows besides '\n', and a few more (a form feed) that an extra
+# split makes harmless.
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_BREAK = re.compile(f"[{_OTHER_BREAKS}]")
+# After a '\n' (a literal first: the engine then skips from one '\n' to the next): a line at
+# column 0 that is not a comment, and the next line that is neither blank nor a comment.
+_AT_COLUMN_0 = re.compile(r"\n([^ \n#][^\n]*)")
+_CONTENT = re.compile(r"\n[ \t]*[^ \t\n#]")
+
+
+def top_level_keys(text: str) -> set[str] | None:
+    """The keys at the top of a record file, read from its lines without parsing the YAML,
+    or None when the lines do not say for sure.
+
+    In a record file as written (a block mapping at column 0), every line at column 0 that
+    is not a comment, a directive or a document marker is a top-level key. Anything else
+    there (a quoted or complex key, a flow mapping, a list, a tab, content on a '---' line,
+    an indented document) is not read here: the answer is None, and the file is parsed.
+    Lines are split at every line break YAML knows and at a few more (a form feed): an
+    extra split can only make the answer None or add a key, never leave one out.
+
+    >>> sorted(top_level_keys("# the sources\\nsources:\\n  - id: a\\n") or [])
+    ['sources']
+    >>> top_level_keys('"sources": []') is None, top_level_keys("  sources: []") is None
+    (True, True)
+    """
+    if any(other in text for other in _OTHER_BREAKS):
+        text = _BREAK.sub("\n", text)
+    text = "\n" + text  # so that every line, the first too, follows a '\n'
+    if _indented_from(text, 0):
+        return None  # an indented document: its keys are not at column 0
+    keys: set[str] = set()
+    for found in _AT_COLUMN_0.finditer(text):  # a few lines a file, so this loop is short
+        line = found.group(1)
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue  # a blank line or a comment behind a tab
+        if line.startswith(("---", "...")):
+            rest = line[3:].strip()
+            if (rest and not rest.startswith("#")) or _indented_from(text, found.end()):
+                return None  # content on the marker's line, or an indented document after it
+            continue
+        if line.startswith("%"):  # a directive: %YAML 1.2
+            continue
+        key = _KEY_LINE.match(line)
+        if key is None:
+            return None
+        keys.add(key[1])
+    return keys or None
+
+
+def _indented_from(text: str, at: int) -> bool:
+    """Whether, from ``at`` on, the first line that is neither blank nor a comment is indented."""
+    first = _CONTENT.search(text, at)
+    return first is not None and first.group()[1] in " \t"
+
+
+def may_hold(path: Path, keys: Collection[str]) -> bool:
+    """Whether the record file at ``path`` may hold one of the top-level ``keys``.
+
+    False only when its lines show for sure that it holds other kinds of records. A file
+    whose lines do not say (it is empty, too large, not UTF-8, written in a form
+    :func:`top_level_keys` does not read) or whose top-level key is none of the known ones
+    (a misspelt 'source:') may hold anything, so it is read, and its problems reported."""
+    from .yamldoc import MAX_BYTES
+
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return True
+        text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
+    except (OSError, UnicodeDecodeError):
+        return True
+    found = top_level_keys(text)
+    if found is None or not found <= _file_keys().keys():
+        return True
+    return bool(found & set(keys))
+
+
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """Pause Python's cycle collector while a large structure that stays alive is built.
@@ -103,17 +186,27 @@ def collector_paused() -> Iterator[None]:
 
 
 @collector_paused()
-def load(project: Project, files: list[Path] | None = None, budget: Budget | None = None) -> LoadResult:
+def load(project: Project, files: list[Path] | None = None, budget: Budget | None = None,
+         kinds: Collection[str] | None = None) -> LoadResult:
     """Parse every record file; collect problems, never stop at the first.
 
     Every file is held to its own limits and to what is left of the run's ``budget``; a
     file past either is refused with a diagnostic that says which limit it met, and the
-    files after it are still read (each may fit what is left)."""
+    files after it are still read (each may fit what is left).
+
+    With ``kinds`` (record kinds: 'version', 'source', …), only the files that may hold
+    records of those kinds are read (:func:`may_hold`), and only records of those kinds
+    are kept: a file read because its lines did not say what it holds, and that holds
+    claims, adds the problems of its YAML and none of its claims."""
     from .yamldoc import MAX_BYTES, MAX_NODES, read
 
     result = LoadResult()
     budget = budget or Budget()
-    for path in files if files is not None else record_files(project):
+    paths = files if files is not None else record_files(project)
+    if kinds is not None:
+        keys = [key for key, kind in _file_keys().items() if kind in kinds]
+        paths = [path for path in paths if may_hold(path, keys)]
+    for path in paths:
         shown = project.relative(path)
         if budget.bytes_left <= 0 or budget.nodes_left <= 0:
             result.problems.append(_over_budget(shown))
@@ -128,7 +221,7 @@ def load(project: Project, files: list[Path] | None = None, budget: Budget | Non
         result.problems += doc.problems
         if doc.value is None and doc.problems:
             continue  # the file could not be read; its problems say why
-        _split(doc, result)
+        _split(doc, result, kinds)
     return result
 
 
@@ -179,9 +272,7 @@ def _kind_of(value: Any) -> str:
     return "a list" if isinstance(value, list) else "a string"
 
 
-def _split(doc: yamldoc.Document, result: LoadResult) -> None:
-    import difflib
-
+def _split(doc: yamldoc.Document, result: LoadResult, kinds: Collection[str] | None = None) -> None:
     from ..diagnostics import Diagnostic, Mark
     from . import yamldoc
 
@@ -202,6 +293,8 @@ def _split(doc: yamldoc.Document, result: LoadResult) -> None:
     found = [k for k in value if k in file_keys]
     unknown = [k for k in value if k not in file_keys]
     for key in unknown:
+        import difflib  # for the tip of a broken file only
+
         close = difflib.get_close_matches(key, list(file_keys), n=1)
         result.problems.append(
             Diagnostic(
@@ -225,6 +318,9 @@ def _split(doc: yamldoc.Document, result: LoadResult) -> None:
             )
         return
     key = found[0]
+    kind = file_keys[key]
+    if kinds is not None and kind not in kinds:
+        return  # read because its lines did not say what it holds; not asked for
     items = value[key]
     if not isinstance(items, list):
         result.problems.append(
@@ -237,7 +333,6 @@ def _split(doc: yamldoc.Document, result: LoadResult) -> None:
             )
         )
         return
-    kind = file_keys[key]
     for i, item in enumerate(items):
         pointer = f"/{key}/{i}"
         if not isinstance(item, dict):

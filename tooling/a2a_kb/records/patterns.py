@@ -16,7 +16,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import re2
+# re2 is imported where a pattern is compiled: validating versions and sources alone (a
+# diff) compiles none.
 
 MAX_PATTERN_LENGTH = 1_000
 # RE2 compiles to an automaton; a pattern such as (x{1000}){1000} would need gigabytes.
@@ -29,6 +30,8 @@ class PatternError(ValueError):
 
 
 def _options() -> Any:
+    import re2
+
     options = re2.Options()
     options.max_mem = MAX_PATTERN_MEMORY
     options.log_errors = False  # the error becomes a diagnostic, not a line on stderr
@@ -45,6 +48,8 @@ def compile_pattern(pattern: str) -> Any:
         raise PatternError(
             f"the pattern is {len(pattern):,} characters long, over the limit of {MAX_PATTERN_LENGTH:,}"
         )
+    import re2
+
     try:
         return re2.compile(pattern, _options())
     except re2.error as e:

@@ -4,25 +4,29 @@ Each rule takes the whole knowledge base (a :class:`Context`) and yields diagnos
 one run reports every problem: unique ids, references that resolve, real dates, https
 only, no path traversal, origins that name a block and an item of the fetched dossier,
 conflict sides whose claims list the conflict, pinned sources that say where they live.
+
+The registry, :data:`RULES`, says which record kinds each rule reads: validating some
+kinds only (`a2a-kb diff` reads versions and sources) runs the rules that read nothing
+else, so that no rule takes a kind it was not given for one with no records.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import itertools
 import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..diagnostics import Diagnostic, Mark, Severity
 from ..project import Project
 from ..schemas import KINDS
-from . import dossier, patterns
+from . import patterns
 from .kb import KnowledgeBase, version_key
 from .loader import LoadResult, RawRecord
 from .model import Claim, Conflict
@@ -33,13 +37,14 @@ from .yamldoc import excerpt
 
 @dataclass
 class Context:
-    """What every rule sees: the project, the records as read and as typed, today."""
+    """What every rule sees: the project, the records as read and as typed, today, and
+    the research dossier's text (read from the cache when a rule first asks)."""
 
     project: Project
     loaded: LoadResult
     kb: KnowledgeBase
     today: dt.date
-    dossier_text: str | None
+    read_dossier: Callable[[], str | None]
     # The raw record a typed record was built from, by the identity of its data: rules look
     # places up here, once per record, so a file of many records stays linear.
     raw_records: dict[int, RawRecord] = dataclass_field(default_factory=dict)
@@ -48,6 +53,10 @@ class Context:
         for records in self.loaded.records.values():
             for record in records:
                 self.raw_records[id(record.data)] = record
+
+    @cached_property
+    def dossier_text(self) -> str | None:
+        return self.read_dossier()
 
 
 def shown(value: Any, limit: int = 60) -> str:
@@ -68,6 +77,8 @@ _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def _suggest(name: str, candidates: Iterable[str]) -> str:
+    import difflib  # for a tip: most runs give none
+
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else ""
 
@@ -293,33 +304,41 @@ def source_rules(ctx: Context) -> Iterator[Diagnostic]:
                 )
 
 
-def dates(ctx: Context) -> Iterator[Diagnostic]:
-    """Dates are real calendar dates and not in the future."""
-    for kind, key in (("claim", "reviewed"), ("source", "retrieved")):
-        for record in ctx.loaded.records[kind]:
-            value = record.data.get(key)
-            if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-                continue  # the schema reports the form
-            rid = str(record.data.get("id", ""))
-            try:
-                day = dt.date.fromisoformat(value)
-            except ValueError:
-                yield Diagnostic(
-                    record.mark(key),
-                    "bad-date",
-                    f"{kind} '{rid}': {key} {value} is not a date in the calendar",
-                    "check the day and month",
-                    record_id=rid,
-                )
-                continue
-            if day > ctx.today:
-                yield Diagnostic(
-                    record.mark(key),
-                    "future-date",
-                    f"{kind} '{rid}': {key} {value} is in the future",
-                    f"use a date on or before {ctx.today}",
-                    record_id=rid,
-                )
+def claim_dates(ctx: Context) -> Iterator[Diagnostic]:
+    """A claim's review date is a real calendar date and not in the future."""
+    return _dates(ctx, "claim", "reviewed")
+
+
+def source_dates(ctx: Context) -> Iterator[Diagnostic]:
+    """A source's retrieval date is a real calendar date and not in the future."""
+    return _dates(ctx, "source", "retrieved")
+
+
+def _dates(ctx: Context, kind: str, key: str) -> Iterator[Diagnostic]:
+    for record in ctx.loaded.records[kind]:
+        value = record.data.get(key)
+        if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            continue  # the schema reports the form
+        rid = str(record.data.get("id", ""))
+        try:
+            day = dt.date.fromisoformat(value)
+        except ValueError:
+            yield Diagnostic(
+                record.mark(key),
+                "bad-date",
+                f"{kind} '{rid}': {key} {value} is not a date in the calendar",
+                "check the day and month",
+                record_id=rid,
+            )
+            continue
+        if day > ctx.today:
+            yield Diagnostic(
+                record.mark(key),
+                "future-date",
+                f"{kind} '{rid}': {key} {value} is in the future",
+                f"use a date on or before {ctx.today}",
+                record_id=rid,
+            )
 
 
 def origins(ctx: Context) -> Iterator[Diagnostic]:
@@ -338,6 +357,8 @@ def origins(ctx: Context) -> Iterator[Diagnostic]:
             Severity.WARNING,
         )
         return
+    from . import dossier
+
     index = dossier.blocks(ctx.dossier_text)
     records: list[Claim | Conflict] = [*with_origin, *with_origin_conflicts]
     for rec in records:
@@ -551,17 +572,26 @@ def reported_claims(ctx: Context) -> Iterator[Diagnostic]:
             )
 
 
-RULES: list[Rule] = [
-    unique_ids,
-    versions_in_order,
-    claim_references,
-    source_rules,
-    dates,
-    origins,
-    conflict_sides,
-    pinned_sources,
-    upstream_references,
-    answers,
-    reported_claims,
-    ledger_rules,
-]
+# Every rule, in the order it reports, with the record kinds it reads (unique_ids reads
+# each kind on its own, so it holds for any kinds given). A rule runs when every kind it
+# reads was loaded: claim_references, given no sources, would call every source unknown.
+RULES: dict[Rule, frozenset[str]] = {
+    unique_ids: frozenset(),
+    versions_in_order: frozenset({"version"}),
+    claim_references: frozenset({"claim", "source", "conflict", "version"}),
+    source_rules: frozenset({"source", "version"}),
+    claim_dates: frozenset({"claim"}),
+    source_dates: frozenset({"source"}),
+    origins: frozenset({"claim", "conflict", "source"}),
+    conflict_sides: frozenset({"conflict", "claim", "version"}),
+    pinned_sources: frozenset({"source"}),
+    upstream_references: frozenset({"upstream", "source", "version"}),
+    answers: frozenset({"claim"}),
+    reported_claims: frozenset({"claim", "source", "version"}),
+    ledger_rules: frozenset({"sweep", "claim", "source", "version"}),
+}
+
+
+def rules_for(kinds: Collection[str]) -> list[Rule]:
+    """The rules that read only ``kinds``, in the order they report."""
+    return [rule for rule, reads in RULES.items() if reads <= set(kinds)]

@@ -5,13 +5,19 @@ describes what that check rejects), records that pass become typed records, and 
 rule of :mod:`a2a_kb.records.rules` runs over the whole knowledge base, so one run reports every
 problem. Records that break their schema are left out of the typed knowledge base (their
 ids still count for uniqueness) so that no rule trips on a half-formed record.
+
+A command that reads some kinds of records only validates those: ``validate(project,
+kinds={"version", "source"})`` reads the files that hold them, checks their schemas and
+runs the rules that read nothing else (:func:`a2a_kb.records.rules.rules_for`), so a broken
+claim does not stop `a2a-kb diff`, and a broken source still does, reported as `validate`
+reports it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import difflib
-from collections.abc import Iterator
+import functools
+from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
@@ -33,7 +39,7 @@ from .model import (
     Upstream,
     Version,
 )
-from .rules import RULES, Context
+from .rules import Context, rules_for
 from .rules import shown as _shown
 from .yamldoc import pointer_escape
 
@@ -71,56 +77,55 @@ def _record_schema(kind: str) -> dict[str, Any]:
     return {"$ref": f"#/$defs/{kind}", "$defs": root["$defs"]}
 
 
-def _validators() -> dict[str, Draft202012Validator]:
+@functools.cache
+def validator(kind: str) -> Draft202012Validator:
+    """jsonschema's validator of one record of ``kind``, built when a record of that kind
+    first fails its compiled check."""
     from jsonschema import Draft202012Validator
 
-    return {kind: Draft202012Validator(_record_schema(kind)) for kind in KINDS}
+    return Draft202012Validator(_record_schema(kind))
 
 
-_VALIDATORS: dict[str, Draft202012Validator] | None = None
-_QUICK_CHECKS: dict[str, Check | None] | None = None
-
-
-def validators() -> dict[str, Draft202012Validator]:
-    global _VALIDATORS
-    if _VALIDATORS is None:
-        _VALIDATORS = _validators()
-    return _VALIDATORS
-
-
-def quick_checks() -> dict[str, Check | None]:
-    """Each kind's schema compiled to a predicate that accepts only valid records (None for
-    a schema the compiler does not handle: then jsonschema sees every record)."""
-    global _QUICK_CHECKS
-    if _QUICK_CHECKS is None:
-        _QUICK_CHECKS = {kind: compile_schema(_record_schema(kind)) for kind in KINDS}
-    return _QUICK_CHECKS
+@functools.cache
+def quick_check(kind: str) -> Check | None:
+    """The schema of ``kind`` compiled to a predicate that accepts only valid records (None
+    for a schema the compiler does not handle: then jsonschema sees every record)."""
+    return compile_schema(_record_schema(kind))
 
 
 @collector_paused()
-def validate(project: Project, loaded: LoadResult | None = None) -> KnowledgeBase:
-    """Load (unless given) and validate every record; the result carries all problems."""
-    loaded = loaded if loaded is not None else load(project)
+def validate(project: Project, loaded: LoadResult | None = None,
+             kinds: Collection[str] = KINDS) -> KnowledgeBase:
+    """Load (unless given) and validate every record of ``kinds`` (default: every kind);
+    the result carries all problems.
+
+    Pick ``kinds`` closed under what their records name (a source names versions; a claim
+    names sources, conflicts, versions and claims): a rule that reads a kind not given
+    does not run."""
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        raise ValueError(f"unknown record kinds: {', '.join(sorted(unknown))}")
+    every = set(kinds) == set(KINDS)
+    loaded = loaded if loaded is not None else load(project, kinds=None if every else kinds)
     kb = KnowledgeBase(project=project)
     kb.problems += loaded.problems
     valid: dict[str, list[RawRecord]] = {kind: [] for kind in KINDS}
-    quick = quick_checks()
-    for kind in KINDS:
-        accepts = quick[kind]
+    for kind in (k for k in KINDS if k in kinds):
+        accepts = quick_check(kind)
         for record in loaded.records[kind]:
             # The compiled check passes most records at a fraction of jsonschema's cost; a
             # record it rejects gets jsonschema's errors, which make the diagnostics.
             if accepts is not None and accepts(record.data):
                 valid[kind].append(record)
                 continue
-            found = list(_schema_problems(record, validators()[kind]))
+            found = list(_schema_problems(record, validator(kind)))
             kb.problems += found
             if not found:
                 valid[kind].append(record)
     _build(kb, valid)
     today = dt.date.fromisoformat(project.today) if project.today else dt.date.today()
-    ctx = Context(project, loaded, kb, today, _dossier_text(project, kb))
-    for rule in RULES:
+    ctx = Context(project, loaded, kb, today, functools.partial(_dossier_text, project, kb))
+    for rule in rules_for(kinds):
         kb.problems += rule(ctx)
     return kb
 
@@ -165,6 +170,8 @@ def _field_tip(kind: str, field: str, default: str) -> str:
 
 
 def _describe(error: ValidationError, record: RawRecord, what: str, rid: str) -> list[Diagnostic]:
+    import difflib  # for the tips of a broken record only
+
     path = [str(p) for p in error.absolute_path]
     field = next((p for p in reversed(path) if not p.isdigit()), "")
     mark = record.mark("/".join(pointer_escape(p) for p in path))

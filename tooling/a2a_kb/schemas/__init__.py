@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 KINDS = ("claim", "source", "conflict", "version", "upstream", "sweep")
@@ -25,6 +25,8 @@ def schema(kind: str) -> dict[str, Any]:
     """The JSON Schema (2020-12) of a record file of ``kind``."""
     if kind not in KINDS:
         raise KeyError(kind)
-    text = resources.files(__package__).joinpath(f"{kind}.schema.json").read_text("utf-8")
+    # Beside this module, read as a file: the package is installed unzipped (pip always
+    # unpacks a wheel), and importlib.resources' readers cost a diff 9 ms to import.
+    text = Path(__file__).with_name(f"{kind}.schema.json").read_text("utf-8")
     result: dict[str, Any] = json.loads(text)
     return result

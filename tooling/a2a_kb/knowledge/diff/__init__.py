@@ -16,7 +16,7 @@ from ...extract.lifecycle import state_name  # a state added upstream is a chang
 from ...records.kb import KnowledgeBase
 from ...records.model import Source
 from ...sources.cache import Cache
-from ..check import FactBook
+from ..factbook import FactBook
 from . import prose, proto, schema
 from .encodings import BINDINGS, ENCODINGS, SEVERITIES
 from .formats import format_markdown, format_text
@@ -24,9 +24,13 @@ from .model import KINDS, Change, Comparison, DiffResult, Location, register_kin
 from .sides import Reader, Side, bindings, side
 
 __all__ = [
-    "BINDINGS", "ENCODINGS", "KINDS", "SEVERITIES", "Change", "Comparison", "DiffResult", "Location",
-    "Reader", "diff", "format_markdown", "format_text", "register_kind",
+    "BINDINGS", "ENCODINGS", "KINDS", "READS", "SEVERITIES", "Change", "Comparison", "DiffResult",
+    "Location", "Reader", "diff", "format_markdown", "format_text", "register_kind",
 ]
+
+# The record kinds a diff reads (versions, and the sources that describe them), and so the
+# ones `a2a-kb diff` validates: a broken claim or conflict does not stop it.
+READS = ("version", "source")
 
 
 def _split(spec: str) -> tuple[str, str]:
@@ -81,7 +85,7 @@ def diff(kb: KnowledgeBase, old: str, new: str, *, book: FactBook | None = None,
                                       owns))
         changes += found
     first, last = pairs[0][0], pairs[-1][1]
-    changes += _prose(kb, book, first, last)
+    changes += _prose(kb, reader, first, last)
     if len(pairs) == 1:
         return DiffResult(first.label, last.label, changes, comparisons)
     return DiffResult(first.version, last.version, changes, comparisons)
@@ -91,21 +95,21 @@ def _nature(s: Side) -> str:
     return "ProtoJSON of the .proto" if s.is_proto else "JSON schema"
 
 
-def _prose(kb: KnowledgeBase, book: FactBook, a: Side, b: Side) -> list[Change]:
+def _prose(kb: KnowledgeBase, reader: Reader, a: Side, b: Side) -> list[Change]:
     """State classes and error mappings from the versions' prose (beside each version's
     normative description: its JSON schema up to v0.3.0, its .proto from v1.0), and the
     JSON-RPC error definitions when both versions have a JSON schema."""
     normative = [bindings(kb, s.version)["json"] for s in (a, b)]
-    sides = [_prose_side(kb, book, s.version, source) for s, source in zip((a, b), normative, strict=True)]
+    sides = [_prose_side(kb, reader, s.version, source) for s, source in zip((a, b), normative, strict=True)]
     found = prose.classes(*sides) + prose.error_mappings(*sides)
     if all(source.kind == "json-schema" for source in normative):
         found = prose.error_definitions(*sides) + found
     return found
 
 
-def _prose_side(kb: KnowledgeBase, book: FactBook, version: str, normative: Source) -> prose.ProseSide:
-    facts = book.facts(normative)
+def _prose_side(kb: KnowledgeBase, reader: Reader, version: str, normative: Source) -> prose.ProseSide:
+    facts = reader.prose_facts(normative)
     spellings = [v for fact in facts.get("enum-values:TaskState", []) for v in fact.value]
     states = {c for c in map(state_name, spellings) if c}
     texts = [src for src in kb.sources_of(version) if src.kind in ("spec", "docs") and src.pinned]
-    return prose.ProseSide(normative, facts, [(src, book.facts(src)) for src in texts], states)
+    return prose.ProseSide(normative, facts, [(src, reader.prose_facts(src)) for src in texts], states)

@@ -12,6 +12,18 @@ from .model import Change, Location
 
 PROSE = "prose"
 
+# Every fact this comparison reads, by key. A diff keeps only these facts of each source
+# (sides.Reader.prose_facts): a spec's facts are mostly the text of its sections, which no
+# comparison here reads. Read a new key here, and name it here and bump VIEW.
+VIEW = 1
+_KEYS = ("enum-values:TaskState", "terminal-states:TaskState", "interrupted-states:TaskState")
+_PREFIXES = ("error:", "error-mapping:")
+
+
+def reads(key: str) -> bool:
+    """Whether the comparison reads the facts of ``key``."""
+    return key in _KEYS or key.startswith(_PREFIXES)
+
 
 @dataclass
 class ProseSide:

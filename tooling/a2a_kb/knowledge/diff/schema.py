@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ...errors import ExtractError
@@ -20,6 +21,7 @@ from ...extract.json_schema import type_name
 from ...extract.lifecycle import state_name  # a state added upstream is a change, not skipped
 from ...records.model import Source
 from .descriptors import NO_LINES, Lines, ProtoField, ProtoFile
+from .kept import kept
 from .model import Change, Location
 from .scope import TASK_STATE, closure, proto_scope
 
@@ -46,6 +48,17 @@ class JsonDescription:
 
 
 # --- reading a JSON schema ---------------------------------------------------------------------
+
+# Bump when what from_schema gives, or how _dump writes it, changes: kept copies are then
+# read again.
+SCHEMA_MODEL = 1
+
+
+def load_schema(source: Source, text: str, cache_root: Path) -> JsonDescription:
+    """:func:`from_schema`, kept by the text's sha256 (see :mod:`.kept`): walking a schema
+    for the line of every member is most of what reading it costs."""
+    return kept(cache_root, text, f"json-schema-{SCHEMA_MODEL}", lambda: from_schema(source, text),
+                _dump, lambda model: _undump(source, model))
 
 
 def from_schema(source: Source, text: str) -> JsonDescription:
@@ -78,6 +91,33 @@ def from_schema(source: Source, text: str) -> JsonDescription:
             success = definitions.get(found.name.removesuffix("Response") + "SuccessResponse")
             found.payload = success.payload if success else ""
     return JsonDescription(source, definitions, _schema_scope(definitions, document[container]), False)
+
+
+def _dump(description: JsonDescription) -> dict[str, Any]:
+    return {
+        "definitions": [
+            [d.name, d.lines, [[name, kind, lines] for name, (kind, lines) in d.properties.items()],
+             sorted(d.required), None if d.enum is None else list(d.enum.items()),
+             sorted(d.refers_to), d.payload]
+            for d in description.definitions.values()
+        ],
+        "scope": sorted(description.scope),
+        "proto_json": description.proto_json,
+    }
+
+
+def _undump(source: Source, model: dict[str, Any]) -> JsonDescription:
+    def lines(value: Any) -> Lines:
+        start, end = value
+        return (int(start), int(end))
+
+    definitions = {
+        name: Definition(name, lines(at), {p: (str(kind), lines(p_at)) for p, kind, p_at in properties},
+                         set(required), None if enum is None else {str(v): lines(v_at) for v, v_at in enum},
+                         set(refers_to), str(payload))
+        for name, at, properties, required, enum, refers_to, payload in model["definitions"]
+    }
+    return JsonDescription(source, definitions, set(model["scope"]), bool(model["proto_json"]))
 
 
 def _refs(schema: Any) -> set[str]:

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ...errors import ConfigurationError
+from ...extract import EXTRACTOR_VERSIONS
+from ...facts import Fact
 from ...records.kb import KnowledgeBase
 from ...records.model import Source
-from ..check import FactBook
-from . import descriptors, schema
+from ..factbook import FactBook
+from . import descriptors, prose, schema
 from .descriptors import ProtoFile
+from .kept import kept
 
 BINDINGS = ("grpc", "json")
 _NORMATIVE_PROTO = ("specification/a2a.proto", "specification/grpc/a2a.proto")
@@ -79,7 +83,8 @@ def side(kb: KnowledgeBase, version: str, binding: str) -> Side:
 
 
 class Reader:
-    """Compiled .protos and read JSON descriptions, once per source."""
+    """Compiled .protos, read JSON descriptions and the facts the prose comparison reads,
+    once per source."""
 
     def __init__(self, book: FactBook, cache_root: Path) -> None:
         self.book = book
@@ -95,5 +100,27 @@ class Reader:
     def json(self, source: Source) -> schema.JsonDescription:
         if source.id not in self._json:
             self._json[source.id] = (schema.from_proto(self.proto(source)) if source.kind == "proto"
-                                     else schema.from_schema(source, self.book.text(source)))
+                                     else schema.load_schema(source, self.book.text(source), self.cache_root))
         return self._json[source.id]
+
+    def prose_facts(self, source: Source) -> dict[str, list[Fact]]:
+        """The facts of ``source`` that :mod:`.prose` reads, by key, kept (see :mod:`.kept`)
+        by the text, the extractor's version and the list of keys read."""
+        extractor = f"{source.kind}-{EXTRACTOR_VERSIONS.get(source.kind, '')}"
+        return kept(self.cache_root, self.book.text(source), f"prose-{prose.VIEW}.{extractor}",
+                    lambda: {k: v for k, v in self.book.facts(source).items() if prose.reads(k)},
+                    _dump_facts, lambda rows: _undump_facts(source, rows))
+
+
+def _dump_facts(facts: dict[str, list[Fact]]) -> list[list[Any]]:
+    return [[f.kind, f.subject, f.value, f.line_start, f.line_end] for found in facts.values() for f in found]
+
+
+def _undump_facts(source: Source, rows: list[list[Any]]) -> dict[str, list[Fact]]:
+    """The kept facts, stamped with the source that asks (two sources can share a text)."""
+    by_key: dict[str, list[Fact]] = {}
+    for kind, subject, value, start, end in rows:
+        fact = Fact(str(kind), str(subject), value, source.id, source.path, source.commit,
+                    int(start), int(end))
+        by_key.setdefault(fact.key, []).append(fact)
+    return by_key

@@ -121,8 +121,12 @@ class FactBook:
         self._facts: dict[str, dict[str, list[Fact]]] = {}
         self._text: dict[str, str] = {}
         self._entries: dict[str, CacheEntry] | None = None  # the cache's index, read once
+        # The ids of the sources asked about, so that a caller can tell what one claim's
+        # check read (knowledge.verdicts keys a remembered verdict by those sources).
+        self.read: set[str] = set()
 
     def text(self, source: Source) -> str:
+        self.read.add(source.id)
         if source.id not in self._text:
             if source.local:
                 path = self.kb.project.root / source.path
@@ -149,6 +153,7 @@ class FactBook:
         return self._text[source.id]
 
     def facts(self, source: Source) -> dict[str, list[Fact]]:
+        self.read.add(source.id)
         if source.id not in self._facts:
             from ..extract.factstore import facts_for
 
@@ -161,6 +166,7 @@ class FactBook:
 
     def drifted(self, source: Source) -> str:
         """Why ``source`` no longer matches its pin, or '' when it does."""
+        self.read.add(source.id)
         if self._entries is None:
             self._entries = self.cache.entries()
         entry = self._entries.get(source.id)
@@ -178,6 +184,7 @@ class FactBook:
         return ""
 
     def has_pinned_copy(self, source: Source) -> bool:
+        self.read.add(source.id)
         return source.local or self.cache.has_blob(source.sha256)
 
 
@@ -407,12 +414,18 @@ def _mismatch(e: Expectation, target: Source, fact: Fact) -> str:
     return f"{e.fact} in {target.id} is {_show(fact.value)}; expected {e.op}{want}"
 
 
+Evaluator = Callable[[Claim, KnowledgeBase, FactBook], ClaimResult]
+
+
 @collector_paused()
-def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = None) -> CheckResult:
-    """Compute every claim's verdict; problems say what changed and what is too old."""
+def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = None,
+          evaluator: Evaluator = evaluate) -> CheckResult:
+    """Compute every claim's verdict; problems say what changed and what is too old.
+
+    ``evaluator`` stands in for :func:`evaluate` (knowledge.verdicts remembers verdicts)."""
     cache = Cache(kb.project.cache_dir)
     book = FactBook(kb, cache)
-    results = [evaluate(claim, kb, book) for claim in kb.claims.values()]
+    results = [evaluator(claim, kb, book) for claim in kb.claims.values()]
     problems = _unavailable_sources(kb, book, results)
     for r in results:
         if r.changed and not r.blocked_by:  # those are named in their source's diagnostic

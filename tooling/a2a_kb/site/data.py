@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
@@ -15,6 +16,7 @@ from ..errors import SourceUnavailable
 from ..facts import Fact
 from ..knowledge import conflicts, diff, lifecycle, states
 from ..knowledge.check import ClaimResult, FactBook, check
+from ..knowledge.verdicts import Verdicts
 from ..output import generated_at
 from ..project import Project
 from ..records.kb import KnowledgeBase
@@ -147,7 +149,7 @@ def _transcripts(kb: KnowledgeBase, book: FactBook) -> tuple[dict[str, str], lis
     return texts, problems
 
 
-def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
+def collect(project: Project, kb: KnowledgeBase | None = None, *, store: Path | None = None) -> SiteData:
     """Validate, check and compute every table, diff and model the site renders, and read
     what the site reports about the project itself (capture transcripts, the figures of the
     last test run, the site audit's scores, the benchmark's results).
@@ -155,10 +157,18 @@ def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
     Errors in the records do not stop the collection (pages show what is valid); they are
     returned as ``problems`` for the plugin to report. Broken set-up (a source missing from
     the cache) raises the pipeline's own :class:`~a2a_kb.errors.KBError`.
+
+    ``store`` is the folder where the site keeps what it derived in earlier builds; with
+    it, a claim is checked again only when its inputs changed (see knowledge.verdicts).
     """
     kb = kb if kb is not None else validate(project)
     book = FactBook(kb, Cache(project.cache_dir))
-    checked = check(kb)
+    if store is not None:
+        verdicts = Verdicts(store / "verdicts")
+        checked = check(kb, evaluator=verdicts.evaluate)
+        verdicts.commit()
+    else:
+        checked = check(kb)
     tables = {v.id: states.state_table(kb, v.id, book) for v in kb.ordered_versions}
     transcripts, unreadable = _transcripts(kb, book)
     return SiteData(

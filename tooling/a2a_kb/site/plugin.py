@@ -25,6 +25,7 @@ from mkdocs.structure.pages import Page
 
 from ..diagnostics import Severity
 from ..errors import KBError
+from ..knowledge.derived import SITE_REUSE_DIR
 from ..project import Project
 from . import escape, macros, measurements, page_html, paths, vendor
 from .data import SiteData, collect
@@ -56,7 +57,7 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
         root = Path(self.config.root or Path(config.config_file_path or ".").parent).resolve()
         self.project = Project.at(root)
         try:
-            self.data = collect(self.project)
+            self.data = collect(self.project, store=root / SITE_REUSE_DIR)
         except KBError as e:
             raise PluginError(f"a2a-kb: {e}") from e
         for problem in self.data.kb.problems:

@@ -178,7 +178,9 @@ def collect(project: Project, kb: KnowledgeBase | None = None, *, store: Path | 
         register=conflicts.register(kb),
         tables=tables,
         diffs=_diffs(kb, book),
-        lifecycle=lifecycle.model(kb),
+        # Without its own timestamp (the build's is generated_at): a page that shows the
+        # model is then the same from build to build while the model is.
+        lifecycle={k: v for k, v in lifecycle.model(kb).items() if k != "generated_at"},
         dates=_version_dates(kb, book),
         generated_at=generated_at(),
         problems=[*kb.problems, *checked.problems, *unreadable],

@@ -104,3 +104,18 @@ def test_digests_are_the_same_in_another_process(real_kb_env: object) -> None:
         assert run.returncode == 0, run.stderr[-2000:]
     assert runs[0].stdout == runs[1].stdout
 
+
+def test_a_stamped_family_writes_the_time_and_uses_it_for_nothing_else(real_data: SiteData) -> None:  # noqa: F811
+    import dataclasses
+
+    from a2a_kb.site.generated import _stamp, _stand_in
+
+    later = dataclasses.replace(real_data, generated_at="2031-05-06T07:08:09Z")
+    for name, family in FAMILIES.items():
+        if not family.stamped:
+            continue
+        for part in family.part_names(real_data):
+            for data in (real_data, later):
+                stamped = _stamp(family.render(_stand_in(data), part, True), data)
+                assert stamped == family.render(data, part, True), \
+                    f"{name} ({part}) does not come out the same rendered at the stand-in time"

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from a2a_kb.site import inputs
-from a2a_kb.site.data import SiteData
+from a2a_kb.site.data import DERIVED, SiteData
 from a2a_kb.site.pages import FAMILIES
 from conftest import REPO
 from test_site import real_data  # noqa: F401 - a fixture
@@ -119,3 +119,19 @@ def test_a_stamped_family_writes_the_time_and_uses_it_for_nothing_else(real_data
                 stamped = _stamp(family.render(_stand_in(data), part, True), data)
                 assert stamped == family.render(data, part, True), \
                     f"{name} ({part}) does not come out the same rendered at the stand-in time"
+
+
+@pytest.mark.parametrize("name", list(DERIVED))
+def test_a_derived_value_reads_what_it_declares(name: str, real_data: SiteData) -> None:  # noqa: F811
+    from a2a_kb.knowledge.check import FactBook
+    from a2a_kb.sources.cache import Cache
+
+    derived = DERIVED[name]
+    kb = real_data.kb
+    with inputs.watching() as reads:
+        value = derived.compute(kb, FactBook(kb, Cache(kb.project.cache_dir)))
+    assert value == getattr(real_data, name)
+    missing = reads.uncovered(set(derived.reads), kb, set())
+    assert not missing, f"{name} reads what data.DERIVED does not declare: {missing[:12]}"
+    stale = [a for a in derived.reads if not reads.covered(a, kb)]
+    assert not stale, f"{name} declares {stale}, which it does not read"

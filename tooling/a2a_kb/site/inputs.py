@@ -34,7 +34,7 @@ import dataclasses
 import datetime as dt
 import re
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..knowledge.check import ClaimResult, FactBook
 from ..knowledge.digest import canonical, digest
@@ -43,7 +43,9 @@ from ..records.kb import KnowledgeBase
 from ..records.model import Claim, Conflict, Side, Source, Version
 from ..sources.cache import Cache, sha256_of
 from . import paths
-from .data import SiteData
+
+if TYPE_CHECKING:
+    from .data import SiteData
 
 # SiteData attributes that are aspects of their own, whole.
 WHOLE = ("register", "tables", "diffs", "lifecycle", "dates", "generated_at", "problems",
@@ -81,8 +83,14 @@ def named_claims(contents: Iterable[str], kb: KnowledgeBase) -> list[str] | None
 class Digests:
     """The digest of each aspect of one build's site data, computed when first asked."""
 
-    def __init__(self, data: SiteData) -> None:
+    def __init__(self, data: SiteData | None = None, *, kb: KnowledgeBase | None = None) -> None:
+        """Of the site data, or (``kb``) of the knowledge base alone: then only the aspects
+        of its records and of the facts can be asked for."""
+        if data is None and kb is None:
+            raise TypeError("Digests needs the site data or a knowledge base")
         self.data = data
+        self.kb: KnowledgeBase = data.kb if data is not None else kb  # type: ignore[assignment]
+        self.results: dict[str, ClaimResult] = data.results if data is not None else {}
         self._known: dict[str, str] = {}
         self._topics: dict[str, list[Claim]] | None = None
         self._claims: dict[str, str] = {}
@@ -101,11 +109,11 @@ class Digests:
             return self.of(aspect)
         kind, _, name = aspect.partition(".")
         if kind == "claims" and name in _CLAIM_FIELDS:
-            claims = self.data.kb.claims
+            claims = self.kb.claims
             return digest(aspect, SHOWN, canonical([[i, getattr(claims[i], name) if i in claims else None]
                                                     for i in ids]))
         if kind == "results" and name in _RESULT_FIELDS:
-            results = self.data.results
+            results = self.results
             return digest(aspect, SHOWN, canonical([[i, getattr(results[i], name) if i in results else None]
                                                     for i in ids]))
         raise KeyError(f"no aspect {aspect}{SHOWN}")
@@ -123,7 +131,7 @@ class Digests:
         key = (claim_id, name)
         found = self._results.get(key)
         if found is None:
-            result = self.data.results.get(claim_id)
+            result = self.results.get(claim_id)
             if result is None:
                 found = "none"
             elif name == "*":
@@ -134,7 +142,7 @@ class Digests:
         return found
 
     def _text(self, aspect: str) -> str:
-        data, kb = self.data, self.data.kb
+        data, kb = self.data, self.kb
         if aspect == "claims":
             return canonical(list(kb.claims))
         if aspect.startswith("claims."):
@@ -149,8 +157,8 @@ class Digests:
             if name != "*" and name not in _RESULT_FIELDS:
                 raise KeyError(f"no result field {name!r} (aspect {aspect!r})")
             if name in ("verdict", "blocked_by"):  # short: as they are
-                return canonical([[cid, getattr(r, name)] for cid, r in data.results.items()])
-            return canonical([[cid, self._result(cid, name)] for cid in data.results])
+                return canonical([[cid, getattr(r, name)] for cid, r in self.results.items()])
+            return canonical([[cid, self._result(cid, name)] for cid in self.results])
         if aspect.startswith("topic:"):
             if self._topics is None:
                 self._topics = {}
@@ -169,13 +177,13 @@ class Digests:
         if aspect == "project":
             today = kb.project.today or dt.date.today().isoformat()
             return canonical([kb.project.max_age_days, kb.project.today, today])
-        if aspect in WHOLE:
+        if aspect in WHOLE and data is not None:
             return canonical(getattr(data, aspect))
         raise KeyError(f"no aspect {aspect!r}")
 
     def _facts(self) -> str:
         """What every source's facts and text are read from, as the fact book finds it."""
-        kb = self.data.kb
+        kb = self.kb
         cache = Cache(kb.project.cache_dir)
         entries = cache.entries()
         rows: list[Any] = []
@@ -244,6 +252,8 @@ class Reads:
 @contextlib.contextmanager
 def watching() -> Iterator[Reads]:
     """Record every read of the site data and its records while the block runs."""
+    from .data import SiteData  # here: the site data's module keeps its caches by these digests
+
     reads = Reads()
     plain = object.__getattribute__
 

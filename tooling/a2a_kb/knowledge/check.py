@@ -343,12 +343,18 @@ def _mismatch(e: Expectation, target: Source, fact: Fact) -> str:
     return f"{e.fact} in {target.id} is {_show(fact.value)}; expected {e.op}{want}"
 
 
+Evaluator = Callable[[Claim, KnowledgeBase, FactBook], ClaimResult]
+
+
 @collector_paused()
-def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = None) -> CheckResult:
-    """Compute every claim's verdict; problems say what changed and what is too old."""
+def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = None,
+          evaluator: Evaluator = evaluate) -> CheckResult:
+    """Compute every claim's verdict; problems say what changed and what is too old.
+
+    ``evaluator`` stands in for :func:`evaluate` (knowledge.verdicts remembers verdicts)."""
     cache = Cache(kb.project.cache_dir)
     book = FactBook(kb, cache)
-    results = [evaluate(claim, kb, book) for claim in kb.claims.values()]
+    results = [evaluator(claim, kb, book) for claim in kb.claims.values()]
     problems = _unavailable_sources(kb, book, results)
     for r in results:
         if r.changed and not r.blocked_by:  # those are named in their source's diagnostic

@@ -26,8 +26,12 @@ class FactBook:
         self._facts: dict[str, dict[str, list[Fact]]] = {}
         self._text: dict[str, str] = {}
         self._entries: dict[str, CacheEntry] | None = None  # the cache's index, read once
+        # The ids of the sources asked about, so that a caller can tell what one claim's
+        # check read (knowledge.verdicts keys a remembered verdict by those sources).
+        self.read: set[str] = set()
 
     def text(self, source: Source) -> str:
+        self.read.add(source.id)
         if source.id not in self._text:
             if source.local:
                 path = self.kb.project.root / source.path
@@ -54,6 +58,7 @@ class FactBook:
         return self._text[source.id]
 
     def facts(self, source: Source) -> dict[str, list[Fact]]:
+        self.read.add(source.id)
         if source.id not in self._facts:
             from ..extract.factstore import facts_for
 
@@ -66,6 +71,7 @@ class FactBook:
 
     def drifted(self, source: Source) -> str:
         """Why ``source`` no longer matches its pin, or '' when it does."""
+        self.read.add(source.id)
         if self._entries is None:
             self._entries = self.cache.entries()
         entry = self._entries.get(source.id)
@@ -83,4 +89,5 @@ class FactBook:
         return ""
 
     def has_pinned_copy(self, source: Source) -> bool:
+        self.read.add(source.id)
         return source.local or self.cache.has_blob(source.sha256)

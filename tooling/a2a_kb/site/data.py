@@ -7,7 +7,10 @@ diff, lifecycle, the fact cache); the renderers only ever see a :class:`SiteData
 from __future__ import annotations
 
 import itertools
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
@@ -15,12 +18,15 @@ from ..errors import SourceUnavailable
 from ..facts import Fact
 from ..knowledge import conflicts, diff, lifecycle, states
 from ..knowledge.check import ClaimResult, FactBook, check
+from ..knowledge.digest import SealedJson, code_version, digest
+from ..knowledge.verdicts import Verdicts
 from ..output import generated_at
 from ..project import Project
 from ..records.kb import KnowledgeBase
 from ..records.model import Source, Version
 from ..records.validate import validate
 from ..sources.cache import Cache
+from .inputs import Digests
 from .measurements import (
     Benchmark,
     Reliability,
@@ -147,7 +153,61 @@ def _transcripts(kb: KnowledgeBase, book: FactBook) -> tuple[dict[str, str], lis
     return texts, problems
 
 
-def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
+def _tables(kb: KnowledgeBase, book: FactBook) -> dict[str, dict[str, Any]]:
+    return {v.id: states.state_table(kb, v.id, book) for v in kb.ordered_versions}
+
+
+def _lifecycle(kb: KnowledgeBase, book: FactBook) -> dict[str, Any]:
+    # Without its own timestamp (the build's is generated_at): a page that shows the model
+    # is then the same from build to build while the model is.
+    return {k: v for k, v in lifecycle.model(kb).items() if k != "generated_at"}
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A value the site computes from the records and the facts, and the aspects of them
+    it reads (see site.inputs; tests/test_site_inputs.py holds it to them)."""
+
+    compute: Callable[[KnowledgeBase, FactBook], Any]
+    reads: tuple[str, ...]
+
+
+_TABLE_READS = ("claims.conflicts", "claims.locator", "claims.subject", "claims.versions", "conflicts",
+                "facts", "sources", "versions")
+# The slow ones, kept between builds (in ``store``/derived) while what they read is the same.
+DERIVED: dict[str, Derived] = {
+    "tables": Derived(_tables, _TABLE_READS),
+    "diffs": Derived(_diffs, ("facts", "sources", "versions")),
+    "lifecycle": Derived(_lifecycle, _TABLE_READS),
+}
+
+
+def _derive(name: str, kb: KnowledgeBase, book: FactBook, remembered: _Remembered | None) -> Any:
+    derived = DERIVED[name]
+    if remembered is None:
+        return derived.compute(kb, book)
+    key = digest(remembered.code, name, *(f"{a}={remembered.digests.of(a)}" for a in derived.reads))
+    found = remembered.store.read(name)
+    if isinstance(found, dict) and found.get("key") == key and "value" in found:
+        return found["value"]
+    value = derived.compute(kb, book)
+    try:  # kept only if it reads back as it is (no tuples, no objects)
+        faithful = json.loads(json.dumps(value)) == value
+    except (TypeError, ValueError):
+        faithful = False
+    if faithful:
+        remembered.store.write(name, {"key": key, "value": value})
+    return value
+
+
+@dataclass
+class _Remembered:
+    store: SealedJson
+    code: str
+    digests: Digests
+
+
+def collect(project: Project, kb: KnowledgeBase | None = None, *, store: Path | None = None) -> SiteData:
     """Validate, check and compute every table, diff and model the site renders, and read
     what the site reports about the project itself (capture transcripts, the figures of the
     last test run, the site audit's scores, the benchmark's results).
@@ -155,20 +215,31 @@ def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
     Errors in the records do not stop the collection (pages show what is valid); they are
     returned as ``problems`` for the plugin to report. Broken set-up (a source missing from
     the cache) raises the pipeline's own :class:`~a2a_kb.errors.KBError`.
+
+    ``store`` is the folder where the site keeps what it derived in earlier builds; with
+    it, a claim is checked again only when its inputs changed (see knowledge.verdicts), and
+    the values of :data:`DERIVED` are computed again only when what they read changed.
     """
     kb = kb if kb is not None else validate(project)
     book = FactBook(kb, Cache(project.cache_dir))
-    checked = check(kb)
-    tables = {v.id: states.state_table(kb, v.id, book) for v in kb.ordered_versions}
+    remembered = None
+    if store is not None:
+        code = code_version()
+        verdicts = Verdicts(store / "verdicts", code)
+        checked = check(kb, evaluator=verdicts.evaluate)
+        verdicts.commit()
+        remembered = _Remembered(SealedJson(store / "derived"), code, Digests(kb=kb))
+    else:
+        checked = check(kb)
     transcripts, unreadable = _transcripts(kb, book)
     return SiteData(
         kb=kb,
         book=book,
         results={r.claim.id: r for r in checked.results},
         register=conflicts.register(kb),
-        tables=tables,
-        diffs=_diffs(kb, book),
-        lifecycle=lifecycle.model(kb),
+        tables=_derive("tables", kb, book, remembered),
+        diffs=_derive("diffs", kb, book, remembered),
+        lifecycle=_derive("lifecycle", kb, book, remembered),
         dates=_version_dates(kb, book),
         generated_at=generated_at(),
         problems=[*kb.problems, *checked.problems, *unreadable],
@@ -177,4 +248,3 @@ def collect(project: Project, kb: KnowledgeBase | None = None) -> SiteData:
         benchmark=read_benchmark(project.root),
         site_quality=read_site_quality(project.root),
     )
-

@@ -25,11 +25,13 @@ from mkdocs.structure.pages import Page
 
 from ..diagnostics import Severity
 from ..errors import KBError
+from ..knowledge.derived import SITE_REUSE_DIR
 from ..project import Project
 from . import escape, macros, measurements, page_html, paths, vendor
 from .data import SiteData, collect
+from .generated import GeneratedPages, fingerprint
 from .links import Linker
-from .pages import generate, nav_children
+from .pages import nav_children
 
 log = get_plugin_logger(__name__)
 
@@ -56,13 +58,18 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
         root = Path(self.config.root or Path(config.config_file_path or ".").parent).resolve()
         self.project = Project.at(root)
         try:
-            self.data = collect(self.project)
+            self.data = collect(self.project, store=root / SITE_REUSE_DIR)
         except KBError as e:
             raise PluginError(f"a2a-kb: {e}") from e
         for problem in self.data.kb.problems:
             if problem.severity is Severity.ERROR:
                 log.warning("%s", problem.format())
-        self.generated = generate(self.data, config.use_directory_urls)
+        config_file = Path(config.config_file_path) if config.config_file_path else None
+        remembered = GeneratedPages(root / SITE_REUSE_DIR / "generated", fingerprint(config_file))
+        self.generated = remembered.generate(self.data, config.use_directory_urls)
+        log.info("generated pages: %d families or parts rendered, %d taken from an earlier build",
+                 len(remembered.rendered), remembered.kept)
+        log.debug("generated pages rendered: %s", ", ".join(remembered.rendered))
         if config.nav is not None:
             config.nav = _expand_nav(config.nav, nav_children(self.data))
         if self.config.mermaid:

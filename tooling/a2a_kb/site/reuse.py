@@ -7,14 +7,19 @@ strict mode, keys both steps by content hash and replays what the last build mad
 * **render**: key = build fingerprint + the set of files + the page's path + its Markdown
   after every ``on_page_markdown`` (citation macros expanded). A hit restores the HTML,
   table of contents, title and anchor data that MkDocs' link and anchor checks read, so
-  those checks still run over every page. A page whose render touched another plugin's
-  shared state (mkdocstrings' inventory, autorefs' anchor registry — the Python API page)
-  is never recorded: replaying its HTML would not replay those effects.
+  those checks still run over every page. What a render registers with other plugins
+  (the Python API page: each heading mkdocstrings renders goes into autorefs' anchor maps
+  and mkdocstrings' inventory) is recorded too and registered again on replay, the way
+  those plugins register it; a render that changed their state in any other way is never
+  recorded.
 * **theme**: key = build fingerprint + the navigation (every title and URL, which the
   theme writes into every page) + the page's final HTML, title, metadata and contents.
   A hit swaps in an empty template and hands back the previous site's file, after checking
   that file's hash against the manifest, so a hand-edited or half-written site/ is never
   trusted.
+* **search**: Material's search index takes a page's entries from the previous build when
+  the page's URL, title, final HTML, contents and search metadata hash the same
+  (:class:`RememberedSearchIndex`); search_index.json comes out byte for byte the same.
 
 The build fingerprint covers mkdocs.yml (and the site_url it resolves), the a2a_kb package
 (code and templates), the versions of MkDocs, the theme and the Markdown extensions, and any
@@ -34,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from material.plugins.search.plugin import SearchIndex
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
@@ -47,10 +53,15 @@ log = get_plugin_logger(__name__)
 
 REUSED_TEMPLATE = "a2a-kb-reused-page.html"  # renders nothing; on_post_page supplies the page
 _MANIFEST = "manifest.json"
-_FORMAT = 2  # 2: every file sealed (sources.cache.write_sealed): a damaged one is not replayed
+_SEARCH = "search.json"  # each page's search entries, by the hash of what they are made from
+_SEARCH_META = ("search", "tags", "title")  # what Material's index reads of a page's metadata
+# 2: every file sealed (sources.cache.write_sealed): a damaged one is not replayed;
+# 3: a render record holds what the render registered with autorefs and mkdocstrings.
+_FORMAT = 3
 # Distributions whose code shapes the HTML of a page.
 _RENDERERS = ("mkdocs", "mkdocs-material", "mkdocstrings", "mkdocstrings-python", "mkdocs-autorefs",
-              "markdown", "pymdown-extensions", "pygments", "jinja2", "griffe")
+              "markdown", "pymdown-extensions", "pygments", "jinja2", "griffe",
+              "jieba")  # the search index segments Chinese text when jieba is installed
 
 
 def _sha(*parts: str | bytes) -> str:
@@ -123,6 +134,7 @@ class PageReuse(BasePlugin):
         self.nav: Navigation | None = None
         self.rendered = 0  # pages converted from Markdown in this build
         self.replayed = 0
+        self.search: RememberedSearchIndex | None = None
 
     # --- build fingerprint ---------------------------------------------------------------
 
@@ -158,6 +170,10 @@ class PageReuse(BasePlugin):
 
     def _replay(self, page: Page, record: dict[str, Any], files: Files) -> Callable[..., None]:
         def render(config: MkDocsConfig, files_: Files) -> None:
+            if not _register(config, record.get("registered") or {}):
+                Page.render(page, config, files_)  # the plugins it registered with are gone
+                self.rendered += 1
+                return
             page.content = record["content"]
             page.toc = TableOfContents(_toc_from(record["toc"]))
             page._title_from_render = record["title"]
@@ -178,8 +194,10 @@ class PageReuse(BasePlugin):
             before = _shared_state(config)
             Page.render(page, config_, files)
             self.rendered += 1
-            if before is None or _shared_state(config) != before:
-                return  # the render left traces elsewhere: not replayable
+            after = _shared_state(config)
+            added = None if before is None or after is None else _registrations(before, after)
+            if added is None:
+                return  # the render left traces elsewhere that cannot be replayed
             links = page.links_to_anchors
             self.recorded[key] = {
                 "content": page.content,
@@ -187,6 +205,7 @@ class PageReuse(BasePlugin):
                 "title": page._title_from_render,
                 "anchors": sorted(page.present_anchor_ids or ()),
                 "links": None if links is None else {f.src_uri: dict(a) for f, a in links.items()},
+                "registered": added,
             }
         return render
 
@@ -219,6 +238,18 @@ class PageReuse(BasePlugin):
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> None:
         self.nav = nav
 
+    # --- search: a page's entries in the search index ----------------------------------------
+
+    @event_priority(100)  # before the search plugin indexes the first page
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        search = config.plugins.get("material/search")
+        index = getattr(search, "search_index", None)
+        if search is not None and isinstance(index, SearchIndex) and type(index) is SearchIndex:
+            remembered = RememberedSearchIndex(self.fingerprint, self._read_search(), **index.config)
+            remembered.entries = index.entries
+            search.search_index = remembered
+            self.search = remembered
+
     @event_priority(-200)  # last: no other plugin sees the empty output of a reused page
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
         reused = self.reused.get(page.file.src_uri)
@@ -244,12 +275,23 @@ class PageReuse(BasePlugin):
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         log.info("%d pages converted from Markdown, %d replayed; %d of %d taken from the previous build",
                  self.rendered, self.replayed, len(self.reused), len(self.manifest))
+        if self.search is not None:
+            log.info("search: %d pages indexed, %d taken from the previous build",
+                     self.search.indexed, self.search.taken)
 
     # --- the store ---------------------------------------------------------------------------
 
     def _read_manifest(self) -> dict[str, dict[str, str]]:
         try:
             found = json.loads(read_sealed(self.store / _MANIFEST) or b"null")
+        except ValueError:
+            return {}
+        pages = found.get("pages") if isinstance(found, dict) and found.get("format") == _FORMAT else None
+        return pages if isinstance(pages, dict) else {}
+
+    def _read_search(self) -> dict[str, list[dict[str, Any]]]:
+        try:
+            found = json.loads(read_sealed(self.store / _SEARCH) or b"null")
         except ValueError:
             return {}
         pages = found.get("pages") if isinstance(found, dict) and found.get("format") == _FORMAT else None
@@ -276,9 +318,45 @@ class PageReuse(BasePlugin):
         for stale in folder.glob("*.json"):
             if stale.name not in keep:
                 stale.unlink(missing_ok=True)
+        if self.search is not None:
+            # Not sorted: the index writes an entry's keys in the order they were made.
+            write_sealed(self.store / _SEARCH, json.dumps(
+                {"format": _FORMAT, "pages": self.search.kept}).encode("utf-8"))
         complete = {k: v for k, v in self.manifest.items() if "sha" in v}
         write_sealed(self.store / _MANIFEST,
                      json.dumps({"format": _FORMAT, "pages": complete}, sort_keys=True).encode("utf-8"))
+
+
+class RememberedSearchIndex(SearchIndex):
+    """Material's search index, taking a page's entries from the previous build when
+    everything the index reads of the page is the same: its URL, title, final HTML, table of
+    contents and the metadata it reads (``search``, ``tags``, ``title``). The entries
+    of a page depend on nothing else, and the index keeps pages in build order, so the
+    search_index.json written is byte for byte the one a full indexing writes."""
+
+    def __init__(self, fingerprint: str, previous: dict[str, list[dict[str, Any]]], **config: Any) -> None:
+        super().__init__(**config)
+        self.fingerprint = fingerprint
+        self.previous = previous
+        self.kept: dict[str, list[dict[str, Any]]] = {}  # key → entries, this build
+        self.indexed = 0
+        self.taken = 0
+
+    def add_entry_from_context(self, page: Page) -> None:
+        meta = {k: page.meta.get(k) for k in _SEARCH_META}  # not "template": reuse swaps it
+        key = _sha(self.fingerprint, page.url, str(page.title), page.content or "",
+                   json.dumps(_toc_tree(page.toc)), json.dumps(meta, sort_keys=True, default=str))
+        found = self.previous.get(key)
+        if isinstance(found, list) and all(isinstance(e, dict) for e in found):
+            self.entries.extend(found)  # nothing changes an entry once it is made
+            self.kept[key] = found
+            self.taken += 1
+            return
+        start = len(self.entries)
+        super().add_entry_from_context(page)
+        # Through JSON, as the index writes them: what is kept reads back the same.
+        self.kept[key] = json.loads(json.dumps(self.entries[start:], default=str))
+        self.indexed += 1
 
 
 class SealedBytecodeCache(jinja2.FileSystemBytecodeCache):
@@ -295,24 +373,86 @@ class SealedBytecodeCache(jinja2.FileSystemBytecodeCache):
         write_sealed(Path(self._get_cache_filename(bucket)), bucket.bytecode_to_string())
 
 
-def _shared_state(config: MkDocsConfig) -> tuple[int, ...] | None:
-    """A cheap picture of the state other plugins share between pages, or None when it
-    cannot be taken (then no page is recorded)."""
-    sizes: list[int] = []
+# The maps of autorefs that a page's render fills (mkdocstrings registers each heading it
+# renders): identifier → URLs (append-only), and URL → title (first title kept).
+_URL_LISTS = ("_primary_url_map", "_secondary_url_map")
+_FIRST_WINS = ("_title_map",)
+
+
+def _shared_state(config: MkDocsConfig) -> dict[str, Any] | None:
+    """A copy of the state other plugins share between pages and a render can add to:
+    autorefs' anchor maps and mkdocstrings' inventory. None when it cannot be read (then no
+    page is recorded)."""
+    state: dict[str, Any] = {}
     autorefs = config.plugins.get("autorefs")
     if autorefs is not None:
-        for name in ("_primary_url_map", "_secondary_url_map", "_title_map", "_abs_url_map"):
+        for name in (*_URL_LISTS, *_FIRST_WINS, "_abs_url_map"):
             mapping = getattr(autorefs, name, None)
             if not isinstance(mapping, dict):
                 return None
-            sizes += [len(mapping), sum(len(v) for v in mapping.values() if isinstance(v, list))]
+            state[name] = {k: list(v) if isinstance(v, list) else v for k, v in mapping.items()}
     docs = config.plugins.get("mkdocstrings")
     if docs is not None:
         handlers = getattr(docs, "_handlers", None)
         if handlers is not None:
             inventory = getattr(handlers, "inventory", None)
-            seen = getattr(handlers, "seen_handlers", None)
-            if inventory is None or seen is None:
+            if not isinstance(inventory, dict):
                 return None
-            sizes += [len(inventory), len(list(seen))]
-    return tuple(sizes)
+            state["inventory"] = {name: _item_fields(item) for name, item in inventory.items()}
+            state["handlers"] = sorted(h.name for h in handlers.seen_handlers)
+    return state
+
+
+def _item_fields(item: Any) -> list[Any]:
+    return [item.name, item.domain, item.role, item.uri, item.priority, item.dispname]
+
+
+def _registrations(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
+    """What a render added to the shared state, in a form :func:`_register` can apply
+    again; None when it did anything else (removed or rewrote an entry, used a handler no
+    page had used): such a render is not replayable."""
+    if before.keys() != after.keys() or before.get("handlers") != after.get("handlers"):
+        return None
+    added: dict[str, Any] = {}
+    for name in _URL_LISTS:
+        old, new = before[name], after[name]
+        if not old.keys() <= new.keys() or any(new[k][:len(v)] != v for k, v in old.items()):
+            return None
+        added[name] = {k: v[len(old.get(k, [])):] for k, v in new.items() if len(v) > len(old.get(k, []))}
+    for name in (*_FIRST_WINS, "_abs_url_map", "inventory"):
+        old, new = before.get(name), after.get(name)
+        if old is None and new is None:
+            continue
+        if old is None or new is None or any(new.get(k) != v for k, v in old.items()):
+            return None
+        added[name] = {k: v for k, v in new.items() if k not in old}
+    return added
+
+
+def _register(config: MkDocsConfig, added: dict[str, Any]) -> bool:
+    """Apply again what a recorded render registered, the way autorefs' ``register_anchor``
+    and the inventory's ``register`` would; False when the plugins are not those it was
+    recorded with."""
+    autorefs = config.plugins.get("autorefs")
+    for name in (*_URL_LISTS, *_FIRST_WINS, "_abs_url_map"):
+        if added.get(name) and (autorefs is None or not isinstance(getattr(autorefs, name, None), dict)):
+            return False
+    inventory = None
+    if added.get("inventory"):
+        handlers = getattr(config.plugins.get("mkdocstrings"), "_handlers", None)
+        inventory = getattr(handlers, "inventory", None)
+        if not isinstance(inventory, dict):
+            return False
+    for name in _URL_LISTS:
+        for identifier, urls in added.get(name, {}).items():
+            known = getattr(autorefs, name).setdefault(identifier, [])
+            known += [u for u in urls if u not in known]
+    for name in (*_FIRST_WINS, "_abs_url_map"):
+        for k, v in added.get(name, {}).items():
+            getattr(autorefs, name).setdefault(k, v)
+    if inventory is not None:
+        from mkdocstrings import InventoryItem
+
+        for item_name, fields in added["inventory"].items():
+            inventory[item_name] = InventoryItem(*fields)
+    return True

@@ -7,6 +7,7 @@ the statement a claim makes, not an HTML rendering of it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -103,17 +104,24 @@ def lifecycle_document(data: SiteData) -> dict[str, Any]:
     return {**_head(data, "lifecycle"), **model}
 
 
+def conformance_document(data: SiteData, use_directory_urls: bool = True) -> dict[str, Any]:
+    return {**_head(data, "conformance"), **conformance.document(data, use_directory_urls)}
+
+
+BUILDERS: dict[str, Callable[[SiteData, bool], dict[str, Any]]] = {
+    "claims": claims_document,
+    "conflicts": conflicts_document,
+    "states": lambda data, u: states_document(data),
+    "sources": lambda data, u: sources_document(data),
+    "diffs": diffs_document,
+    "lifecycle": lambda data, u: lifecycle_document(data),
+    "conformance": conformance_document,
+}
+
+
 def documents(data: SiteData, use_directory_urls: bool = True) -> dict[str, dict[str, Any]]:
     """Every API document by name."""
-    return {
-        "claims": claims_document(data, use_directory_urls),
-        "conflicts": conflicts_document(data, use_directory_urls),
-        "states": states_document(data),
-        "sources": sources_document(data),
-        "diffs": diffs_document(data, use_directory_urls),
-        "lifecycle": lifecycle_document(data),
-        "conformance": {**_head(data, "conformance"), **conformance.document(data, use_directory_urls)},
-    }
+    return {name: BUILDERS[name](data, use_directory_urls) for name in DOCUMENTS}
 
 
 def dumps(document: Any) -> str:
@@ -122,11 +130,22 @@ def dumps(document: Any) -> str:
 
 def files(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:
     """The API documents, their schemas, and the record schemas for editors."""
-    result = [(paths.api_file(name), dumps(doc)) for name, doc in documents(data, use_directory_urls).items()]
-    result += [(paths.api_schema(name), dumps(api_schema(name))) for name in DOCUMENTS]
-    result += [(f"{paths.RECORD_SCHEMAS_DIR}/{kind}.schema.json", dumps(record_schema(kind)))
-               for kind in RECORD_KINDS]
-    return result
+    return [file for name in (*DOCUMENTS, "schemas") for file in part(data, name, use_directory_urls)]
+
+
+def part_names(data: SiteData) -> list[str]:
+    """The family one piece at a time: the index page, each document, the schemas."""
+    return ["index", *DOCUMENTS, "schemas"]
+
+
+def part(data: SiteData, name: str, use_directory_urls: bool = True) -> list[tuple[str, str]]:
+    if name == "index":
+        return [(paths.API_INDEX, page(data, use_directory_urls))]
+    if name == "schemas":
+        return [*((paths.api_schema(n), dumps(api_schema(n))) for n in DOCUMENTS),
+                *((f"{paths.RECORD_SCHEMAS_DIR}/{kind}.schema.json", dumps(record_schema(kind)))
+                  for kind in RECORD_KINDS)]
+    return [(paths.api_file(name), dumps(BUILDERS[name](data, use_directory_urls)))]
 
 
 def _fields(schema: dict[str, Any], key: str) -> list[tuple[str, str]]:

@@ -149,12 +149,19 @@ def view(data: SiteData, link: Linker, source: Source, text: str) -> CaptureView
     )
 
 
+def part_names(data: SiteData) -> list[str]:
+    """A page per capture, by its source id, in the order of their scenarios."""
+    return [s.id for s in common.capture_sources(data)]
+
+
+def part(data: SiteData, source_id: str, use_directory_urls: bool = True) -> list[tuple[str, str]]:
+    source = data.kb.sources[source_id]
+    page = paths.capture_page(scenario_of(source))
+    link = Linker(page, use_directory_urls)
+    shown = view(data, link, source, data.transcripts[source.id])
+    return [(page, render("site/capture.md.j2", c=shown, link=link, paths=paths,
+                          boost=ranking.boost("capture")))]
+
+
 def pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:
-    result = []
-    for source in common.capture_sources(data):
-        page = paths.capture_page(scenario_of(source))
-        link = Linker(page, use_directory_urls)
-        shown = view(data, link, source, data.transcripts[source.id])
-        result.append((page, render("site/capture.md.j2", c=shown, link=link, paths=paths,
-                                     boost=ranking.boost("capture"))))
-    return result
+    return [page for name in part_names(data) for page in part(data, name, use_directory_urls)]

@@ -272,9 +272,20 @@ def topic_page(data: SiteData, topic: str, claims: list[Claim], use_directory_ur
     )
 
 
-def pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:
-    """The claims index and a page per claims file."""
-    by_topic = topics(data)
-    return [(paths.CLAIMS, page(data, by_topic, use_directory_urls)),
-            *((paths.claims_topic_page(t), topic_page(data, t, cs, use_directory_urls))
-              for t, cs in by_topic.items())]
+def index_pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:
+    """The claims index."""
+    return [(paths.CLAIMS, page(data, topics(data), use_directory_urls))]
+
+
+def topic_names(data: SiteData) -> list[str]:
+    """The topics that have a page, in the order of their files."""
+    return list(topics(data))
+
+
+def topic_pages(data: SiteData, topic: str, use_directory_urls: bool = True) -> list[tuple[str, str]]:
+    """The page of one topic. Its claims are picked by their file alone and put in order
+    among themselves, so the page reads nothing of the claims of other files but which
+    file they are in (see site.inputs: an edit elsewhere leaves this page as it was)."""
+    mine = sorted((c for c in data.kb.claims.values() if paths.claim_topic(c.file) == topic),
+                  key=lambda c: (c.file, c.mark.line, c.id))
+    return [(paths.claims_topic_page(topic), topic_page(data, topic, mine, use_directory_urls))]

@@ -436,8 +436,17 @@ def index_page(data: SiteData, use_directory_urls: bool = True) -> str:
     )
 
 
+def part_names(data: SiteData) -> list[str]:
+    """The pages of the family one by one: the index, then a table per version."""
+    return ["index", *(f"version:{v.id}" for v in data.versions)]
+
+
+def part(data: SiteData, name: str, use_directory_urls: bool = True) -> list[tuple[str, str]]:
+    if name == "index":
+        return [(paths.STATES_INDEX, index_page(data, use_directory_urls))]
+    version = data.kb.versions[name.removeprefix("version:")]
+    return [(paths.state_table(version.id), version_page(data, version, use_directory_urls))]
+
+
 def pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:
-    result = [(paths.STATES_INDEX, index_page(data, use_directory_urls))]
-    for v in data.versions:
-        result.append((paths.state_table(v.id), version_page(data, v, use_directory_urls)))
-    return result
+    return [page for name in part_names(data) for page in part(data, name, use_directory_urls)]

@@ -197,11 +197,24 @@ def diff_page(data: SiteData, d: dict[str, Any], use_directory_urls: bool = True
                   encodings=ENCODINGS)
 
 
+def part_names(data: SiteData) -> list[str]:
+    """The pages of the family one by one: the index, each version, each diff."""
+    return (["index"] + [f"version:{v.id}" for v in data.versions]
+            + [f"diff:{d['old_version']}:{d['new_version']}" for d in data.diffs])
+
+
+def part(data: SiteData, name: str, use_directory_urls: bool = True) -> list[tuple[str, str]]:
+    kind, _, which = name.partition(":")
+    if kind == "index":
+        return [(paths.VERSIONS_INDEX, index_page(data, use_directory_urls))]
+    if kind == "version":
+        return [(paths.version_page(which), version_page(data, data.kb.versions[which], use_directory_urls))]
+    old, _, new = which.partition(":")
+    found = data.diff_between(old, new)
+    if found is None:
+        raise KeyError(f"no diff {old} → {new}")
+    return [(paths.diff_page(old, new), diff_page(data, found, use_directory_urls))]
+
+
 def pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:
-    result = [(paths.VERSIONS_INDEX, index_page(data, use_directory_urls))]
-    for v in data.versions:
-        result.append((paths.version_page(v.id), version_page(data, v, use_directory_urls)))
-    for d in data.diffs:
-        uri = paths.diff_page(d["old_version"], d["new_version"])
-        result.append((uri, diff_page(data, d, use_directory_urls)))
-    return result
+    return [page for name in part_names(data) for page in part(data, name, use_directory_urls)]

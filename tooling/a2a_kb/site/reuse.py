@@ -30,11 +30,9 @@ failed a strict build) is never replayed without its warning.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from collections.abc import Callable, Iterable
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +45,7 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
+from ..knowledge.digest import digest, library_versions, tree_digest
 from ..sources.cache import read_sealed, write_sealed
 
 log = get_plugin_logger(__name__)
@@ -62,34 +61,6 @@ _FORMAT = 3
 _RENDERERS = ("mkdocs", "mkdocs-material", "mkdocstrings", "mkdocstrings-python", "mkdocs-autorefs",
               "markdown", "pymdown-extensions", "pygments", "jinja2", "griffe",
               "jieba")  # the search index segments Chinese text when jieba is installed
-
-
-def _sha(*parts: str | bytes) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        data = part.encode("utf-8") if isinstance(part, str) else part
-        digest.update(len(data).to_bytes(8, "little"))
-        digest.update(data)
-    return digest.hexdigest()
-
-
-def _tree_digest(roots: Iterable[Path]) -> str:
-    """The hash of every file under ``roots`` (path and bytes), bytecode left out."""
-    parts: list[str | bytes] = []
-    for root in roots:
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            parts += [str(path.relative_to(root)), path.read_bytes()]
-    return _sha(*parts)
-
-
-def _versions() -> str:
-    found = []
-    for name in _RENDERERS:
-        try:
-            found.append(f"{name}=={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{name} absent")
-    return ";".join(found)
 
 
 def _toc_tree(items: Iterable[AnchorLink]) -> list[Any]:
@@ -141,24 +112,24 @@ class PageReuse(BasePlugin):
     def on_config(self, config: MkDocsConfig) -> None:
         package = Path(__file__).resolve().parent.parent
         overrides = [Path(d) for d in config.theme.dirs if "site-packages" not in Path(d).parts]
-        self.fingerprint = _sha(
-            str(_FORMAT), sys.version, _versions(),
+        self.fingerprint = digest(
+            str(_FORMAT), sys.version, library_versions(_RENDERERS),
             Path(config.config_file_path or "mkdocs.yml").read_bytes(),
-            _tree_digest([package, *overrides]),
+            tree_digest([package, *overrides]),
             repr(sorted(config.plugins)),
             config.site_url or "",  # from $A2A_KB_SITE_URL: every canonical link and the 404 page
         )
 
     @event_priority(-200)  # after every plugin has added its files
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> None:
-        self.files_key = _sha(self.fingerprint, *(f"{f.src_uri}|{f.dest_uri}|{f.url}|{f.inclusion}"
+        self.files_key = digest(self.fingerprint, *(f"{f.src_uri}|{f.dest_uri}|{f.url}|{f.inclusion}"
                                                   for f in sorted(files, key=lambda f: f.src_uri)))
 
     # --- render: Markdown → HTML -----------------------------------------------------------
 
     @event_priority(-200)  # after every other plugin changed the Markdown
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> None:
-        key = _sha(self.files_key, page.file.src_uri, markdown)
+        key = digest(self.files_key, page.file.src_uri, markdown)
         self.render_keys[page.file.src_uri] = key
         record = self._read_record(key)
         # MkDocs calls ``page.render`` right after this event and offers no hook in between:
@@ -215,10 +186,11 @@ class PageReuse(BasePlugin):
     def on_env(self, env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files) -> jinja2.Environment:
         nav = self.nav
         pages = [f.page for f in files.documentation_pages() if f.page is not None]
-        site = _sha(self.files_key, json.dumps(_nav_tree(nav.items) if isinstance(nav, Navigation) else None),
-                    *(f"{p.file.src_uri}|{p.title}|{p.url}" for p in pages))
+        tree = _nav_tree(nav.items) if isinstance(nav, Navigation) else None
+        site = digest(self.files_key, json.dumps(tree),
+                      *(f"{p.file.src_uri}|{p.title}|{p.url}" for p in pages))
         for page in pages:
-            key = _sha(site, page.file.src_uri, page.content or "", json.dumps(page.meta, sort_keys=True,
+            key = digest(site, page.file.src_uri, page.content or "", json.dumps(page.meta, sort_keys=True,
                                                                                 default=str),
                        json.dumps(_toc_tree(page.toc)))
             self.manifest[page.file.src_uri] = {"key": key}
@@ -257,7 +229,7 @@ class PageReuse(BasePlugin):
             return reused
         entry = self.manifest.get(page.file.src_uri)
         if entry is not None:
-            entry["sha"] = _sha(output.encode("utf-8", errors="xmlcharrefreplace"))
+            entry["sha"] = digest(output.encode("utf-8", errors="xmlcharrefreplace"))
         return output
 
     def _previous_html(self, src_uri: str, dest_uri: str, key: str) -> str | None:
@@ -268,7 +240,7 @@ class PageReuse(BasePlugin):
             data = (self.previous_site / dest_uri).read_bytes()
         except OSError:
             return None
-        if _sha(data) != entry.get("sha"):
+        if digest(data) != entry.get("sha"):
             return None
         return data.decode("utf-8")
 
@@ -282,16 +254,15 @@ class PageReuse(BasePlugin):
     # --- the store ---------------------------------------------------------------------------
 
     def _read_manifest(self) -> dict[str, dict[str, str]]:
-        try:
-            found = json.loads(read_sealed(self.store / _MANIFEST) or b"null")
-        except ValueError:
-            return {}
-        pages = found.get("pages") if isinstance(found, dict) and found.get("format") == _FORMAT else None
-        return pages if isinstance(pages, dict) else {}
+        return self._read_pages(_MANIFEST)
 
     def _read_search(self) -> dict[str, list[dict[str, Any]]]:
+        return self._read_pages(_SEARCH)
+
+    def _read_pages(self, name: str) -> dict[str, Any]:
+        """The ``pages`` of a sealed store file of this format; {} when missing or damaged."""
         try:
-            found = json.loads(read_sealed(self.store / _SEARCH) or b"null")
+            found = json.loads(read_sealed(self.store / name) or b"null")
         except ValueError:
             return {}
         pages = found.get("pages") if isinstance(found, dict) and found.get("format") == _FORMAT else None
@@ -344,7 +315,7 @@ class RememberedSearchIndex(SearchIndex):
 
     def add_entry_from_context(self, page: Page) -> None:
         meta = {k: page.meta.get(k) for k in _SEARCH_META}  # not "template": reuse swaps it
-        key = _sha(self.fingerprint, page.url, str(page.title), page.content or "",
+        key = digest(self.fingerprint, page.url, str(page.title), page.content or "",
                    json.dumps(_toc_tree(page.toc)), json.dumps(meta, sort_keys=True, default=str))
         found = self.previous.get(key)
         if isinstance(found, list) and all(isinstance(e, dict) for e in found):

@@ -621,7 +621,8 @@ TABLE_PROBLEMS = """() => {
       if (tall.length) {
         const first = tall[0].clientHeight;
         problems.push(`${name}: ${tall.length} card(s) taller than the table's estimate `
-                      + `(--kb-card-height in tables.css), the first ${first} px`);
+                      + "(--kb-card-height: tables.css, or sdk_matrix.py for the SDK matrix), "
+                      + `the first ${first} px`);
       }
       if (wide.length) {
         const first = Math.round(wide[0].getBoundingClientRect().width);
@@ -720,9 +721,22 @@ def _search(page: Any, query: str) -> list[str]:
     page.wait_for_function("() => !document.querySelector('.md-search-result__item')", timeout=15000)
     box.press_sequentially(query, delay=20)
     page.wait_for_function("() => document.querySelector('.md-search-result__item')", timeout=15000)
-    page.wait_for_timeout(300)
-    return page.locator(".md-search-result__item > a.md-search-result__link").evaluate_all(
-        "as => as.map(a => new URL(a.href).pathname)")
+    # Each keystroke starts a query in the search worker, and on a busy machine the list for a
+    # prefix ("1.0.0-") can still be on screen when the first item appears: read the list
+    # until it has stayed the same for three reads in a row.
+    def read() -> list[str]:
+        return page.locator(".md-search-result__item > a.md-search-result__link").evaluate_all(
+            "as => as.map(a => new URL(a.href).pathname)")
+
+    last, same = read(), 0
+    for _ in range(60):
+        page.wait_for_timeout(250)
+        now = read()
+        same = same + 1 if now == last else 0
+        last = now
+        if same == 3:
+            return last
+    raise AssertionError(f"the results for {query!r} kept changing for 15 s: {last[:5]}")
 
 
 def test_search_ranks_versions_and_spellings_above_transcripts(real: Watched) -> None:

@@ -12,6 +12,7 @@ takes, while such claims sit on the other sides; an unverifiable one never does.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ...records.model import Claim
@@ -138,10 +139,40 @@ class Row:
     cells: list[Cell]
 
 
+# A phone shows each row as a card, and a card off the screen is laid out only when it comes
+# near (tables.css); until then its height is this estimate, in ems of the card's text. It
+# must never fall short (a tool that measures a card early would see its contents spill over
+# the next one), so it counts lines as a 320 px screen breaks them, rounded up: a claim id
+# breaks at about 15 characters, a label of more than 12 wraps in its 7.6em column.
+CARD_LINE = 1.4  # em per line of a cell
+CARD_HEAD = 5.8  # the behaviour's name and key, the card's border and its gap to the next
+ID_CHARS = 15
+LABEL_CHARS = 12
+
+
+def _cell_lines(cell: Cell, title: str) -> tuple[int, int]:
+    """How many lines a cell's contents and its label take on a card."""
+    lines = 1 if cell.empty else 0
+    lines += sum(math.ceil((len(e.cite.id) + 3) / ID_CHARS) for e in cell.entries)
+    badges = sum(len(e.captures) for e in cell.entries)
+    lines += math.ceil(badges * 3 / ID_CHARS) + math.ceil(len(cell.conflicts) * 4 / ID_CHARS)
+    lines += 2 if cell.departures else 0
+    return lines, math.ceil(len(title) / LABEL_CHARS)
+
+
 @dataclass
 class Matrix:
     columns: list[Column]
     rows: list[Row]
+
+    def card_height(self, row: Row) -> float:
+        """An upper bound of ``row``'s card height on a phone, in ems (see ``CARD_LINE``);
+        tests/test_browser_site.py measures every card against it."""
+        height = CARD_HEAD
+        for col, cell in zip(self.columns, row.cells, strict=True):
+            lines, label = _cell_lines(cell, col.title)
+            height += 0.75 + max(lines * CARD_LINE, label * 1.62) + 0.15 * len(cell.entries)
+        return math.ceil(height * 1.05 + 1)
 
     def departures(self) -> list[tuple[Row, Column, Entry]]:
         return [(row, col, e) for row in self.rows for col, cell in zip(self.columns, row.cells, strict=True)

@@ -231,7 +231,10 @@ def site_quality_lines(figures: dict[str, Any], since: float = 0.0) -> list[str]
 
     lines: list[str] = []
     if (lighthouse := fresh("lighthouse")) is not None:
-        lines.append(f"{lighthouse.get('tool')} (mobile), {lighthouse.get('seconds', 0):.0f} s: "
+        host = lighthouse.get("host") or {}
+        cpu = (f", CPU {host['cpu_slowdown']}x on a host of BenchmarkIndex {host.get('benchmark_index')}, "
+               f"calibrated {host.get('calibrated_slowdown')}x" if host.get("cpu_slowdown") else "")
+        lines.append(f"{lighthouse.get('tool')} (mobile{cpu}), {lighthouse.get('seconds', 0):.0f} s: "
                      "performance / accessibility / best practices / SEO")
         for page in lighthouse.get("pages", []):
             s = page.get("scores", {})

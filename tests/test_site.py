@@ -860,7 +860,9 @@ def test_site_quality_page_says_when_no_run_was_recorded_and_shows_a_run(tmp_pat
                            {"page": "Home", "path": "", "scores": {"performance": 95, "accessibility": 100,
                                                                    "best-practices": 100, "seo": 100}},
                            {"page": "<script>alert(1)</script>", "path": "x/", "scores": {"performance": 50}},
-                           {"scores": {}}]},
+                           {"scores": {}}],
+                       "host": {"benchmark_indices": [2100, 2250], "benchmark_index": 2175,
+                                "cpu_slowdown": 4, "calibrated_slowdown": 6.78}},
         "axe": {"tool": "axe-core 4.14.1", "runs": [
             {"page": "Home", "path": "", "scheme": "dark", "width": 390, "violations": 1, "nodes": 3,
              "rules": ["color-contrast"]}]},
@@ -872,5 +874,8 @@ def test_site_quality_page_says_when_no_run_was_recorded_and_shows_a_run(tmp_pat
                               "a page or a count"]
     page = site_quality.page(SimpleNamespace(site_quality=found))  # type: ignore[arg-type]
     assert "1 of 2 pages meet every target" in page
+    assert (found.cpu_slowdown, found.benchmark_index, found.calibrated_slowdown) == (4, 2175, 6.78)
+    assert "slowed down 4×, the preset's own, on a host whose BenchmarkIndex was 2175" in page
+    assert "gives 6.78× for this one, so these scores are those of a faster phone" in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
     assert "<code>color-contrast</code>" in page and 'data-figure="broken">0<' in page

@@ -20,6 +20,7 @@ import json
 import os
 import posixpath
 import re
+import shutil
 import subprocess
 import threading
 import time
@@ -175,15 +176,38 @@ def published(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 # --- Lighthouse -------------------------------------------------------------------------------
 
 
-def run_lighthouse(base: str, page_paths: list[str], target: int) -> list[dict[str, Any]]:
-    """Lighthouse's summary of each page, audited in one Chromium (tooling/npm/lighthouse);
-    a page below the performance ``target`` is run five times and its median reported."""
+def run_lighthouse(base: str, page_paths: list[str],
+                   target: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Lighthouse's summary of each page, audited in one Chromium with the mobile preset
+    (tooling/npm/lighthouse), and what it measured of the host; a page below the performance
+    ``target`` is run five times and its median reported."""
     done = subprocess.run(
         ["node", str(LIGHTHOUSE_DIR / "audit.mjs"), "--chrome", str(CHROMIUM),
          "--performance-target", str(target), base, *page_paths],
         capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, f"Lighthouse exited {done.returncode}: {done.stderr[-3000:]}"
-    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    host = next((line["host"] for line in lines if "host" in line), None)
+    assert host is not None, f"audit.mjs printed no host line: {done.stdout[-500:]}"
+    return host, [line for line in lines if "path" in line]
+
+
+def test_the_cpu_slowdown_follows_the_calibration_curve() -> None:
+    """slowdown.mjs against the anchors of Lighthouse's calibration calculator."""
+    if shutil.which("node") is None:
+        message = "node is not installed (tip: make site-audit-tools)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    script = ("import { slowdownFor, median } from './slowdown.mjs';"
+              "console.log(JSON.stringify({s: [0, 150, 475, 800, 1300, 1533, 1766, 2000, NaN]"
+              ".map(slowdownFor), m: [median([3, 1, 2]), median([4, 1, 3, 2]), median([])]}));")
+    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=LIGHTHOUSE_DIR,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["s"] == pytest.approx([1, 1, 1.5, 2, 3, 4, 5, 6, 1], abs=0.01), found
+    assert found["m"][:2] == [2, 2.5] and found["m"][2] is None, found  # NaN prints as null
 
 
 def _below(result: dict[str, Any]) -> list[str]:
@@ -202,8 +226,9 @@ def test_lighthouse_scores_meet_the_targets(published: Published) -> None:
     require_browser()
     _pinned(LIGHTHOUSE_DIR / "node_modules" / "lighthouse", "site-audit-tools")
     started = time.monotonic()
-    results = run_lighthouse(published.base, [path for _, path in PAGES] + ["/planted/"],
-                             TARGETS["performance"])
+    host, results = run_lighthouse(published.base, [path for _, path in PAGES] + ["/planted/"],
+                                   TARGETS["performance"])
+    assert host["cpu_slowdown"] == 4 and host["benchmark_indices"], host  # the preset, measured
     seconds = time.monotonic() - started
     by_path = {r["path"]: r for r in results}
     planted = by_path.pop("/planted/")
@@ -215,10 +240,13 @@ def test_lighthouse_scores_meet_the_targets(published: Published) -> None:
         assert "error" not in result, (name, result["error"])
         pages.append({"page": name, "path": path, "scores": result["scores"],
                       "performance_runs": result.get("performance_runs", []),
+                      "cpu_slowdown": result.get("cpu_slowdown"),
+                      "benchmark_index": result.get("benchmark_index"),
                       "failing": sorted({a["id"] for a in result.get("failing", [])})})
     record_site_quality("lighthouse", {
         "tool": _package_version(LIGHTHOUSE_DIR, "lighthouse"), "preset": "mobile",
-        "targets": TARGETS, "seconds": round(seconds, 1), "pages": pages})
+        "targets": TARGETS, "seconds": round(seconds, 1), "pages": pages,
+        "host": host})
     short = [(name, by_path[path]) for name, path in PAGES if _below(by_path[path])]
     assert not short, "\n".join(f"{name} ({r['url']}): {', '.join(_below(r))}\n{_failing_audits(r)}"
                                 for name, r in short)

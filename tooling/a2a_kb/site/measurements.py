@@ -177,10 +177,20 @@ class SiteQuality:
     axe: list[AxeRun] = field(default_factory=list)
     links: LinkCheck | None = None
     problems: list[str] = field(default_factory=list)
+    # Lighthouse's CPU slowdown, the host's BenchmarkIndex, and the slowdown Lighthouse's
+    # calibration curve gives for that host (audit.mjs)
+    cpu_slowdown: float | None = None
+    benchmark_index: float | None = None
+    calibrated_slowdown: float | None = None
 
 
 def _integer(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None
 
 
 def _strings(value: Any) -> list[str]:
@@ -239,9 +249,8 @@ def read_site_quality(root: Path) -> SiteQuality | None:
         tools[part] = str(section.get("tool", ""))
         if isinstance(section.get("recorded_at"), str):
             recorded[part] = section["recorded_at"]
-        took = section.get("seconds")
-        if isinstance(took, int | float) and not isinstance(took, bool) and math.isfinite(took):
-            seconds[part] = float(took)
+        if (took := _number(section.get("seconds"))) is not None:
+            seconds[part] = took
 
     def rows(part: str, key: str, read: Any) -> list[Any]:
         section = found.get(part)
@@ -266,10 +275,14 @@ def read_site_quality(root: Path) -> SiteQuality | None:
     raw_targets = section.get("targets") if isinstance(section, dict) else None
     targets = {c: t for c in LIGHTHOUSE_CATEGORIES
                if isinstance(raw_targets, dict) and (t := _integer(raw_targets.get(c))) is not None}
+    raw_host = section.get("host") if isinstance(section, dict) else None
+    host = raw_host if isinstance(raw_host, dict) else {}
     links = None
     if isinstance(found.get("links"), dict):
         links = _link_check(found["links"])
         if links is None:
             problems.append(f"{shown}: `links` lacks one of its counts (files, links, unique, ok, "
                             "excluded, broken)")
-    return SiteQuality(shown, tools, recorded, seconds, lighthouse, targets, axe, links, problems)
+    return SiteQuality(shown, tools, recorded, seconds, lighthouse, targets, axe, links, problems,
+                       *(_number(host.get(k))
+                         for k in ("cpu_slowdown", "benchmark_index", "calibrated_slowdown")))

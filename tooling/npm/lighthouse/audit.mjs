@@ -1,13 +1,24 @@
 // Lighthouse (npm "lighthouse", pinned in package-lock.json) over pages of a served site, in
 // one Chromium: its default config, which is the mobile preset (a phone's screen, simulated
-// slow 4G and a 4x slower CPU).
+// slow 4G and a 4x slower CPU), or with the CPU slowdown calibrated to the host.
 //
-// Usage: node audit.mjs --chrome PATH [--performance-target N] BASE_URL PATH...
+// Usage: node audit.mjs --chrome PATH [--performance-target N] [--cpu-slowdown auto|X]
+//        BASE_URL PATH...
 // Prints one JSON line per page: {"path", "url", "scores": {category: 0-100}, "failing":
-// [{"category", "id", "title", "score", "value", "items": [...]}], "performance_runs", "ms"};
-// a page Lighthouse could not load carries "error" instead of scores. Exit 0 when every
-// page was audited (whatever its scores: the caller judges them), 2 on a usage error or
-// when Chromium cannot start.
+// [{"category", "id", "title", "score", "value", "items": [...]}], "performance_runs",
+// "benchmark_index", "cpu_slowdown", "ms"} (a page Lighthouse could not load carries "error"
+// instead of scores), then one for the host: {"host": {"benchmark_indices", "benchmark_index",
+// "cpu_slowdown", "calibrated_slowdown"}}. Exit 0 when every page was audited (whatever its
+// scores: the caller judges them), 2 on a usage error or when Chromium cannot start.
+//
+// The CPU slowdown: the preset's 4x is relative to the host, so the same page scores ten
+// points apart on two machines, or on one machine while something else runs. Lighthouse
+// measures the host (its BenchmarkIndex) at the start of every run; each page line says
+// what it was, and the host line gives the multiplier Lighthouse's calibration calculator
+// would choose for the median (slowdown.mjs). With "--cpu-slowdown auto" that multiplier is
+// used: three cheap runs measure the host before the first page, and each page uses the
+// median of the last five indices seen. A number fixes the multiplier; the default is the
+// preset's 4.
 //
 // Only the audits that weigh in the four categories' scores run (the scores are the same,
 // in a fraction of the time: no coverage, source maps, screenshots or back/forward-cache
@@ -17,6 +28,7 @@
 import lighthouse from "lighthouse";
 import defaultConfig from "lighthouse/core/config/default-config.js";
 import * as chromeLauncher from "chrome-launcher";
+import { median, slowdownFor } from "./slowdown.mjs";
 
 // Headless and quiet: without the networking flags Chromium calls out to Google's services,
 // which a closed network refuses, many at a time.
@@ -31,6 +43,8 @@ const ITEMS_SHOWN = 5;
 // measured for one page, the first run the lowest most often): a page below the target
 // is run this many times in all, and the median counts.
 const RUNS_WHEN_SHORT = 5;
+const CALIBRATION_RUNS = 3;
+const INDICES_KEPT = 5;
 
 const SCORED = CATEGORIES.flatMap((id) =>
   defaultConfig.categories[id].auditRefs.filter((ref) => ref.weight > 0).map((ref) => ref.id));
@@ -39,16 +53,19 @@ function parse(argv) {
   const args = [...argv];
   let chromePath = "";
   let target = 0;
+  let slowdown = 4;
   while (args[0] && args[0].startsWith("--")) {
     const flag = args.shift();
     const value = args.shift() || "";
     if (flag === "--chrome") chromePath = value;
     else if (flag === "--performance-target") target = Number(value);
+    else if (flag === "--cpu-slowdown") slowdown = value === "auto" ? value : Number(value);
     else return null;
   }
   const [base, ...paths] = args;
-  if (!chromePath || !base || paths.length === 0 || !Number.isFinite(target)) return null;
-  return { chromePath, target, base, paths };
+  const slowdownOk = slowdown === "auto" || (Number.isFinite(slowdown) && slowdown >= 1);
+  if (!chromePath || !base || paths.length === 0 || !Number.isFinite(target) || !slowdownOk) return null;
+  return { chromePath, target, slowdown, base, paths };
 }
 
 // What a failing audit points at, briefly: a node's selector and snippet, or a URL.
@@ -83,7 +100,8 @@ function summary(lhr) {
 async function main(argv) {
   const options = parse(argv);
   if (options === null) {
-    console.error("usage: node audit.mjs --chrome /usr/bin/chromium [--performance-target 90] http://127.0.0.1:PORT/base/ PATH...");
+    console.error("usage: node audit.mjs --chrome /usr/bin/chromium [--performance-target 90] "
+                  + "[--cpu-slowdown auto|4] http://127.0.0.1:PORT/base/ PATH...");
     return 2;
   }
   let chrome;
@@ -93,18 +111,44 @@ async function main(argv) {
     console.error(`lighthouse: Chromium did not start from ${options.chromePath}: ${error.message}`);
     return 2;
   }
+  const indices = []; // the host's BenchmarkIndex, as each run measured it
+  const slowdownNow = () => (options.slowdown === "auto"
+    ? slowdownFor(median(indices.slice(-INDICES_KEPT))) : options.slowdown);
+  const observe = (lhr) => {
+    const index = lhr && lhr.environment && lhr.environment.benchmarkIndex;
+    if (Number.isFinite(index)) indices.push(index);
+    return index;
+  };
   const audit = async (url) => {
+    const cpuSlowdown = Math.round(slowdownNow() * 100) / 100;
     const result = await lighthouse(url, {
       port: chrome.port, output: "json", logLevel: "error", onlyCategories: CATEGORIES,
       onlyAudits: SCORED, disableFullPageScreenshot: true,
+      throttling: { cpuSlowdownMultiplier: cpuSlowdown },
     });
     const lhr = result && result.lhr;
+    const benchmarkIndex = observe(lhr);
     if (!lhr || lhr.runtimeError) {
       return { error: lhr ? `${lhr.runtimeError.code}: ${lhr.runtimeError.message}` : "no result" };
     }
-    return summary(lhr);
+    return { ...summary(lhr), benchmark_index: benchmarkIndex, cpu_slowdown: cpuSlowdown };
   };
   try {
+    if (options.slowdown === "auto") {
+      // A run of one cheap audit measures the index as a full run does, in a second or two.
+      for (let i = 0; i < CALIBRATION_RUNS; i += 1) {
+        const result = await lighthouse(options.base, {
+          port: chrome.port, output: "json", logLevel: "error", onlyAudits: ["viewport"],
+          disableFullPageScreenshot: true,
+        });
+        observe(result && result.lhr);
+      }
+      if (indices.length === 0) {
+        console.error("lighthouse: no run measured the host's BenchmarkIndex; "
+                      + "audit with a fixed --cpu-slowdown (4 is the preset's)");
+        return 2;
+      }
+    }
     for (const path of options.paths) {
       const url = new URL(path, options.base).href;
       const started = Date.now();
@@ -119,6 +163,12 @@ async function main(argv) {
                      performance_runs: usable.map((run) => run.scores.performance) };
       console.log(JSON.stringify(line));
     }
+    const index = median(indices);
+    console.log(JSON.stringify({ host: {
+      benchmark_indices: [...indices], benchmark_index: Number.isFinite(index) ? index : null,
+      cpu_slowdown: options.slowdown,
+      calibrated_slowdown: Number.isFinite(index) ? Math.round(slowdownFor(index) * 100) / 100 : null,
+    } }));
   } finally {
     await chrome.kill();
   }

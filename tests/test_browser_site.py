@@ -713,6 +713,59 @@ def test_tables_fit_their_column_or_say_they_scroll_at_390_and_1280(real: Watche
     assert not real.errors, real.errors
 
 
+# Every claim of a claims file's page laid out, each against the estimate it carries
+# (heights.py), which stands in for it until then: [estimate px, height px, id].
+CLAIM_HEIGHTS = """() => {
+  const em = parseFloat(getComputedStyle(document.querySelector('article.kb-claim')).fontSize);
+  return [...document.querySelectorAll('.kb-claims--full > article.kb-claim')].map(a => {
+    a.style.contentVisibility = 'visible';
+    const estimate = parseFloat(a.style.getPropertyValue('--kb-claim-height')) * em;
+    const style = getComputedStyle(a);
+    return [estimate, a.offsetHeight + parseFloat(style.marginTop), a.id];
+  });
+}"""
+
+
+def test_each_claim_is_within_its_height_estimate_on_a_phone(real: Watched) -> None:
+    """A claim skipped at load stands in with its estimate: one taller than that would lie over
+    the next claim for whatever measures it early (the accessibility checker's target sizes),
+    one far shorter makes the scroll bar lie. A jump to a claim far down the page lands on it."""
+    page = real.open("claims/")
+    hrefs = page.eval_on_selector_all(
+        "#kb-claims a[href]", "as => [...new Set(as.map(a => a.getAttribute('href').split('#')[0]))]")
+    pages = sorted(h for h in hrefs if re.fullmatch(r"[a-z0-9-]+/", h))  # the claims files' pages
+    assert len(pages) >= 15, pages
+    problems, ratios = [], []
+    for width in (360, 390):
+        real.page.set_viewport_size({"width": width, "height": 800})
+        for href in pages:
+            page = real.open("claims/" + href)
+            rows = page.evaluate(CLAIM_HEIGHTS)
+            assert rows, href
+            for estimate, height, claim in rows:
+                ratios.append(estimate / height)
+                if height > estimate + 1:
+                    problems.append(f"{width} px {href}#{claim}: {height:.0f} px, estimated {estimate:.0f}")
+                elif estimate > 1.8 * height:
+                    problems.append(f"{width} px {href}#{claim}: estimated {estimate:.0f} px "
+                                    f"for {height:.0f}")
+    ratios.sort()
+    print(f"claim height estimates over {len(ratios)} claims at 360 and 390 px: "
+          f"{ratios[0]:.2f} to {ratios[-1]:.2f} times the height, median {ratios[len(ratios) // 2]:.2f}")
+    assert not problems, "\n".join(problems[:20])
+    # A jump to the last claim of the longest page lands on it, once the claims above it
+    # that came into view have been laid out and the page has settled.
+    real.page.set_viewport_size({"width": 390, "height": 800})
+    longest = max(pages, key=lambda h: real.open("claims/" + h).locator("article.kb-claim").count())
+    page = real.open("claims/" + longest)
+    last = page.locator(".kb-claims--full > article.kb-claim").last.get_attribute("id")
+    page = real.open(f"claims/{longest}#{last}")
+    page.wait_for_timeout(500)
+    box = page.locator(f"article#{last}").bounding_box()
+    assert box is not None and -2 <= box["y"] < 200, (longest, last, box)
+    assert not real.errors, real.errors
+
+
 def _search(page: Any, query: str) -> list[str]:
     """The addresses of the results the theme lists for ``query``, best first."""
     box = page.locator("input.md-search__input")

@@ -8,6 +8,7 @@ away, so 700 claims do not make one page of several megabytes."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from ..data import SiteData
 from ..links import Linker
 from ..templating import render
 from . import common
+from .heights import claim_height
 
 
 @dataclass
@@ -256,11 +258,27 @@ def page(data: SiteData, by_topic: dict[str, list[Claim]], use_directory_urls: b
     )
 
 
+# A claim's article as claims-topic.md.j2 writes it: KB text inside is escaped, so no
+# "</article>" but the template's own ends one.
+_ARTICLE = re.compile(r'<article class="kb-claim[^"]*"(?P<rest>[^>]*)>.*?</article>', re.S)
+
+
+def _with_heights(page: str) -> str:
+    """Each claim's article carries its height on a phone (see heights.py), the placeholder
+    kb.css gives it until it is laid out."""
+    def add(found: re.Match[str]) -> str:
+        article = found.group(0)
+        at = found.start("rest") - found.start()
+        return f'{article[:at]} style="--kb-claim-height: {claim_height(article)}em"{article[at:]}'
+
+    return _ARTICLE.sub(add, page)
+
+
 def topic_page(data: SiteData, topic: str, claims: list[Claim], use_directory_urls: bool = True) -> str:
     """One claims file in full."""
     where = paths.claims_topic_page(topic)
     link = Linker(where, use_directory_urls)
-    return render(
+    return _with_heights(render(
         "site/claims-topic.md.j2",
         title=topic_title(topic),
         file=claims[0].file if claims else "",
@@ -269,7 +287,7 @@ def topic_page(data: SiteData, topic: str, claims: list[Claim], use_directory_ur
         index_href=link.page(paths.CLAIMS),
         link=link,
         paths=paths,
-    )
+    ))
 
 
 def index_pages(data: SiteData, use_directory_urls: bool = True) -> list[tuple[str, str]]:

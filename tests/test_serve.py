@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
+import statistics
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -123,3 +127,108 @@ def test_a_nul_in_the_request_path_is_a_bad_request(preview: tuple[int, subproce
         assert answer.split(b"\r\n", 1)[0].endswith(b"400 Bad Request"), answer[:200]
     _, err = _stop(child)
     assert "Traceback" not in err and "500 Internal Server Error" not in err, err[-2000:]
+
+
+# --- the authors' loop: an edit is on its page within a second ---------------------------
+
+class _Log:
+    """The preview's stderr, read line by line as it comes."""
+
+    def __init__(self, child: subprocess.Popen[str]) -> None:
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(child,), daemon=True)
+        self._thread.start()
+
+    def _read(self, child: subprocess.Popen[str]) -> None:
+        assert child.stderr is not None
+        for line in child.stderr:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, words: str, after: int = 0, timeout: float = 240) -> int:
+        """The index of the first line from ``after`` on that holds ``words``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for i in range(after, len(self.lines)):
+                if words in self.lines[i]:
+                    return i
+            time.sleep(0.05)
+        raise AssertionError(f"no {words!r} in the preview's log:\n" + "\n".join(self.lines[-30:]))
+
+
+def _page(port: int, path: str) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=30) as answer:
+        return str(answer.read().decode("utf-8"))
+
+
+def _seen(port: int, path: str, words: str, timeout: float) -> float | None:
+    """Seconds until ``words`` is on the page, or None if not within ``timeout``."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if words in _page(port, path):
+            return time.monotonic() - started
+        time.sleep(0.02)
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.serial  # a latency: measured alone, after the parallel run
+def test_an_edited_claim_is_on_its_page_before_the_full_build(env: dict[str, str], tmp_path: Path) -> None:
+    """Seven edits of a claim's statement, each once the full build after the previous one is
+    published, as an author saves, reads the page, and edits again; then an edit that breaks
+    the file (the page stays, the log says where), and a quick second edit that supersedes a
+    running full build.
+
+    Each edit must be on its page in less time than a full build takes (over ten seconds),
+    which only the quick step can do. Issue 15 asks for one second: the median here is printed
+    (0.9 to 1.1 s on a two-core machine), and not yet held to it."""
+    project = tmp_path / "kb"
+    project.mkdir()
+    for name in ("claims", "sources", "content", "captures"):
+        shutil.copytree(REPO / name, project / name, ignore=shutil.ignore_patterns("cache"))
+    shutil.copy(REPO / "mkdocs.yml", project / "mkdocs.yml")
+    claims = project / "claims" / "operations.yaml"
+    original = claims.read_text(encoding="utf-8")
+    words = "describe a task as stateful"
+    assert original.count(words) == 1
+    port = _free_port()
+    child = subprocess.Popen([sys.executable, "-m", "a2a_kb.cli", "--root", str(project), "serve",
+                              "--address", f"127.0.0.1:{port}"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    log = _Log(child)
+    try:
+        at = log.wait_for("Serving on", timeout=300)
+        page = "claims/operations/"
+        latencies = []
+        for i in range(7):
+            marker = f"stateful, edit {i},"
+            claims.write_text(original.replace(words, f"describe a task as {marker}"), encoding="utf-8")
+            seconds = _seen(port, page, marker, timeout=30)
+            assert seconds is not None, "\n".join(log.lines[-30:])
+            latencies.append(seconds)
+            at = log.wait_for("quick step", after=at + 1)
+            at = log.wait_for("full build published", after=at)
+        print(f"edit to page: median {statistics.median(latencies):.2f} s, "
+              f"max {max(latencies):.2f} s over {len(latencies)} edits")
+        assert max(latencies) < 5.0, latencies
+
+        # A broken file: the page keeps the last good text, the log says where.
+        claims.write_text(original.replace("    statement: >-\n", "    statement: >- oops\n", 1),
+                          encoding="utf-8")
+        problem = log.wait_for("error[yaml-syntax]", after=at, timeout=30)
+        assert "claims/operations.yaml:" in log.lines[problem], log.lines[problem]
+        log.wait_for("the pages stay as they were", after=problem, timeout=30)
+        assert "stateful, edit 6," in _page(port, page)
+
+        # Fixed, then edited again at once: the second edit supersedes the full build the
+        # first one started, and is on the page soon after.
+        claims.write_text(original.replace(words, "describe a task as stateful, fixed,"), encoding="utf-8")
+        assert _seen(port, page, "stateful, fixed,", timeout=30) is not None
+        at = log.wait_for("quick step", after=problem)
+        time.sleep(0.5)
+        claims.write_text(original.replace(words, "describe a task as stateful, again,"), encoding="utf-8")
+        assert _seen(port, page, "stateful, again,", timeout=30) is not None
+        log.wait_for("that build was dropped", after=at, timeout=30)
+    finally:
+        _stop(child)
+    assert child.returncode == 0 or child.returncode == -15, "\n".join(log.lines[-30:])
+    assert not any("Traceback" in line for line in log.lines), "\n".join(log.lines)

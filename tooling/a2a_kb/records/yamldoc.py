@@ -166,7 +166,22 @@ def read(path: Path, display: str | None = None, max_bytes: int = MAX_BYTES,
     if len(data) > max_bytes:  # it grew between stat and read
         return _failed(name, "file-too-large", f"the file is over the {max_bytes:,}-byte limit "
                        "for one record file", "split it into several files by topic")
-    return parse(data, name, max_nodes)
+    key = (str(path), name)
+    kept = _PARSED.get(key)
+    if kept is not None and kept[0] == data and kept[1] == max_nodes:
+        return kept[2]
+    doc = parse(data, name, max_nodes)
+    if not doc.problems:  # a document with problems may be amended by its reader
+        _PARSED[key] = (data, max_nodes, doc)
+    else:
+        _PARSED.pop(key, None)
+    return doc
+
+
+# The last clean document read from each file, with the bytes it was parsed from: a process
+# that reads the records again (the preview, after an edit) parses only the files whose bytes
+# changed. A Document is not changed by those who read it.
+_PARSED: dict[tuple[str, str], tuple[bytes, int, Document]] = {}
 
 
 def parse(data: bytes, name: str, max_nodes: int = MAX_NODES) -> Document:

@@ -132,12 +132,16 @@ def _sweep(project: Project) -> None:
 
 
 def build_into(project: Project, target: Path, strict: bool = True, quiet: bool = True,
-               previous: Path | None = None) -> None:
+               previous: Path | None = None, site_url: str | None = None,
+               plugins: dict[str, Any] | None = None, log_to_stderr: bool = True) -> None:
     """Run the MkDocs build of ``project`` into ``target`` (emptied first); no publishing.
 
     ``previous`` is the last published build: in strict mode, pages whose inputs hash the
     same as then are taken from it instead of being rendered again (see ``reuse``); a
     non-strict build renders everything, since a replayed page would not repeat its warnings.
+    ``site_url`` replaces mkdocs.yml's (the preview's address); ``plugins`` are added after
+    the configured ones (the preview's, which keep what the build made). ``log_to_stderr``
+    False: the caller shows MkDocs' messages itself.
     Raises BuildError when MkDocs aborts (in strict mode, on any warning).
     """
     from mkdocs.commands.build import build as mkdocs_build
@@ -148,10 +152,13 @@ def build_into(project: Project, target: Path, strict: bool = True, quiet: bool 
     config_file = _config_file(project)
     problems = _Problems()
     logger = logging.getLogger("mkdocs")
-    with _log_to_stderr(quiet):
+    with _log_to_stderr(quiet) if log_to_stderr else contextlib.nullcontext():
         logger.addHandler(problems)
         try:
-            config = load_config(str(config_file), site_dir=str(target), strict=strict)
+            config = load_config(str(config_file), site_dir=str(target), strict=strict,
+                                 **({"site_url": site_url} if site_url else {}))
+            for name, plugin in (plugins or {}).items():
+                config.plugins[name] = plugin
             reuse = None
             if strict:
                 from .reuse import PageReuse
@@ -263,31 +270,16 @@ def _guarded_server() -> Any:
 
 
 def serve(project: Project, address: str = "127.0.0.1:8000") -> None:
-    """Preview the site with live reload; claims and sources are watched too.
+    """Preview the site: an edited record is on its page within a second (see ``preview``).
 
     The address is checked (see :func:`serve_address`) before the first build, so a busy or
     invalid port costs a second, not a build."""
-    import mkdocs.commands.serve as mkdocs_serve_module
-    from mkdocs.exceptions import MkDocsException
+    from . import preview
 
     host, port = serve_address(address)
-    config_file = str(_config_file(project))
-    # mkdocs' serve() builds its LiveReloadServer itself and offers no hook to choose the
-    # class; the one used for this call is swapped for the guarded subclass, and restored.
-    original: Any = mkdocs_serve_module.LiveReloadServer
-    mkdocs_serve_module.LiveReloadServer = _guarded_server()  # type: ignore[misc]
-    with _log_to_stderr(quiet=False):
-        try:
-            dev_addr = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-            # The preview stays at the root of its address, whatever sub-path site_url names
-            # for the published site (mkdocs would otherwise mount it there).
-            mkdocs_serve_module.serve(config_file, dev_addr=dev_addr, livereload=True,
-                                      site_url=f"http://{dev_addr}/")
-        except MkDocsException as e:
-            raise BuildError(f"the preview stopped: {e}") from e
-        except OSError as e:  # the port was taken between the check and the server's bind
-            if e.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
-                raise ConfigurationError(_bind_problem(host, port, e)) from e
-            raise
-        finally:
-            mkdocs_serve_module.LiveReloadServer = original  # type: ignore[misc]
+    try:
+        preview.serve(project, host, port)
+    except OSError as e:  # the port was taken between the check and the server's bind
+        if e.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            raise ConfigurationError(_bind_problem(host, port, e)) from e
+        raise

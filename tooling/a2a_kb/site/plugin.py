@@ -51,6 +51,7 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
         self.generated: dict[str, str] = {}
         self.project: Project | None = None
         self.mermaid_path: Path | None = None
+        self.expanded: dict[str, str] = {}  # each hand-written page's Markdown, macros resolved
 
     # --- on_config: read the knowledge base once per build ----------------------------------
 
@@ -101,6 +102,13 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri in self.generated or self.data is None:
             return markdown  # generated pages link directly and never hold macros
+        expanded = self.expand(markdown, page, config)
+        self.expanded[page.file.src_uri] = expanded
+        return expanded
+
+    def expand(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
+        """A hand-written page's Markdown with its macros resolved and its sources listed."""
+        assert self.data is not None
         source_text = page.file.content_string
         offset = source_text.count("\n") - markdown.count("\n") if source_text.endswith(markdown) else 0
         resolver = macros.KnowledgeBaseResolver(self.data.kb, self.data.facts, self.data.tables)
@@ -135,15 +143,21 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
     def on_serve(
         self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Any
     ) -> LiveReloadServer:
-        if self.project is not None:
-            root = self.project.root
-            for watched in (self.project.claims_dir, self.project.sources_dir, self.project.captures_dir,
-                            root / measurements.RELIABILITY_DIR, root / measurements.BENCH_RESULTS,
-                            root / measurements.SITE_QUALITY):
-                if watched.exists():
-                    server.watch(str(watched))
-            server.watch(str(Path(__file__).resolve().parent.parent / "templates"))
+        for path in self.watched():
+            server.watch(str(path))
         return server
+
+    def watched(self) -> list[Path]:
+        """What the pages are made from besides content/ and mkdocs.yml: the records, the
+        captures, the measured figures and the page templates."""
+        if self.project is None:
+            return []
+        root = self.project.root
+        found = [path for path in (self.project.claims_dir, self.project.sources_dir,
+                                   self.project.captures_dir, root / measurements.RELIABILITY_DIR,
+                                   root / measurements.BENCH_RESULTS, root / measurements.SITE_QUALITY)
+                 if path.exists()]
+        return [*found, Path(__file__).resolve().parent.parent / "templates"]
 
 
 def _display_path(page: Page, config: MkDocsConfig, project: Project | None) -> str:

@@ -270,7 +270,7 @@ def _guarded_server() -> Any:
 
 
 def serve(project: Project, address: str = "127.0.0.1:8000") -> None:
-    """Preview the site: an edited record is on its page within a second (see ``preview``).
+    """Preview the site: an edited claim is on its page about a second later (see ``preview``).
 
     The address is checked (see :func:`serve_address`) before the first build, so a busy or
     invalid port costs a second, not a build."""

@@ -1,4 +1,4 @@
-"""`a2a-kb serve`: the authors' loop. An edited claim is on its page within a second.
+"""`a2a-kb serve`: the authors' loop. An edited claim is on its page about a second after it is saved.
 
 A full build takes seconds, most of them spent on pages an edit of one record does not
 touch. So the preview keeps, from its last full build, what MkDocs made (the configuration

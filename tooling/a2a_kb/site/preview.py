@@ -132,8 +132,6 @@ class Preview:
         """Render again only the pages an edit of the record files changed: "done" when the
         served pages are now current, "kept" when they were left as they were (the edited
         files do not read), "" when only a full build can tell."""
-        from mkdocs.commands.build import _build_page, _populate_page
-
         from .data import collect
         from .generated import GeneratedPages, fingerprint
 
@@ -205,12 +203,7 @@ class Preview:
             file.page.read_source(config)
             if plugin.expand(file.page.markdown or "", file.page, config) != before:
                 renew.append(uri)
-        doc_files = files.documentation_pages()
-        for uri in renew:
-            page = files.src_uris[uri].page
-            assert page is not None  # checked above
-            _populate_page(page, config, files)
-            _build_page(page, config, doc_files, nav, kept.env)
+        _build_pages(renew, files, config, nav, kept.env)
         renew += early
         log.info("quick step: %d page(s) rendered again and %d data file(s) written in %.2f s (%s)",
                  len(renew), len(written), time.monotonic() - started,
@@ -220,15 +213,9 @@ class Preview:
     def _render(self, uris: list[str], contents: dict[str, str], plugin: Any, files: Files,
                 config: MkDocsConfig, nav: Navigation, env: Any) -> None:
         """Render the generated pages ``uris`` again from ``contents`` into the served folder."""
-        from mkdocs.commands.build import _build_page, _populate_page
-
-        doc_files = files.documentation_pages()
         for uri in uris:
-            file = files.src_uris[uri]
-            plugin.generated[uri] = file.content_string = contents[uri]
-            assert file.page is not None
-            _populate_page(file.page, config, files)
-            _build_page(file.page, config, doc_files, nav, env)
+            plugin.generated[uri] = files.src_uris[uri].content_string = contents[uri]
+        _build_pages(uris, files, config, nav, env)
 
     # --- what the server calls -------------------------------------------------------------
 
@@ -259,6 +246,18 @@ class Preview:
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _build_pages(uris: list[str], files: Files, config: MkDocsConfig, nav: Navigation, env: Any) -> None:
+    """Build the pages ``uris`` of the kept build into the served folder, as mkdocs does."""
+    from mkdocs.commands.build import _build_page, _populate_page
+
+    doc_files = files.documentation_pages()
+    for uri in uris:
+        page = files.src_uris[uri].page
+        assert page is not None  # each caller has checked that the file is a page
+        _populate_page(page, config, files)
+        _build_page(page, config, doc_files, nav, env)
 
 
 def _full_build_needed(reason: str, *args: object) -> str:

@@ -21,7 +21,11 @@ help:
 $(STAMP): pyproject.toml
 	sh tooling/scripts/setup-venv.sh $(PYTHON) $(VENV)
 
+# Compiled once here: this machine's PYTHONDONTWRITEBYTECODE would otherwise leave the
+# editable install without bytecode, and every a2a-kb process would compile the package
+# again (a third of a short command's CPU). Up-to-date files are skipped.
 setup: $(STAMP)
+	@$(BIN)/python -m compileall -q -j0 tooling/a2a_kb
 
 fetch: setup
 	$(KB) fetch
@@ -69,10 +73,15 @@ workflow-lint: $(ACTIONLINT)
 # Most tests wait (on browsers, servers, subprocesses) rather than compute, so four workers
 # on two cores halve the wall time; the tests that measure wall-clock time run afterwards,
 # alone (marker `serial`). A file runs in one worker: some tally figures per module.
+# Both runs share one folder (A2A_KB_TEST_SHARED), so the real site is built once for all
+# workers and both runs (conftest's shared_once), not once per worker; it goes afterwards.
 PYTEST_WORKERS ?= 4
 unit: fetch vendor buf capture-sdks $(ACTIONLINT) site-audit-tools
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"
-	$(BIN)/pytest -m serial
+	@shared=$$(mktemp -d "$${TMPDIR:-/tmp}/a2a-kb-tests.XXXXXX"); \
+	echo "$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m \"not serial\" && $(BIN)/pytest -m serial"; \
+	A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial" \
+	  && A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -m serial; \
+	status=$$?; rm -rf "$$shared"; exit $$status
 
 node-test:
 	@if command -v node >/dev/null 2>&1; then node --test tests/simulator/; \

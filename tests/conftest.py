@@ -263,6 +263,20 @@ def pytest_configure(config: pytest.Config) -> None:
     config._a2a_kb_started = time.time()  # type: ignore[attr-defined]
 
 
+# The modules that take minutes, longest first (seconds on one xdist worker of a two-core
+# machine, 2026-12-03: 350 to 90). make test's parallel run hands each worker whole modules
+# in collection order, which is alphabetical, and most of these sort late: the run used to
+# end with three workers idle and one still in the site's tests. Started first, they run
+# beside the short modules instead.
+LONG_MODULES = ("test_browser_site", "test_site", "test_fuzz", "test_site_reuse", "test_site_fuzz",
+                "test_site_quality", "test_serve", "test_add_version", "test_site_kill")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONG_MODULES)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: else as collected
+
+
 @pytest.fixture
 def fixture_kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private copy of the fixture knowledge base, its cache set in A2A_KB_CACHE."""
@@ -371,22 +385,67 @@ def serve_directory(root: Path) -> str:
 SITE_URL = "https://a2a-kb.test/docs/kb/"
 
 
+def shared_once(name: str, tmp_path_factory: pytest.TempPathFactory, make: Callable[[Path], object]) -> Path:
+    """A folder ``make`` fills once for the whole test run, not once per xdist worker: under
+    an flock in a folder every worker sees (``A2A_KB_TEST_SHARED``, which the Makefile sets
+    for both of its pytest runs, or else the run's base temp folder). The first worker to
+    get the lock makes it; the others wait and reuse it. ``make``'s JSON-able answer is kept
+    beside it (see :func:`shared_answer`). A failed ``make`` leaves no mark, so the next
+    worker tries again and fails with its own error."""
+    import fcntl
+    import json
+
+    shared = os.environ.get("A2A_KB_TEST_SHARED")
+    if shared:
+        base = Path(shared)
+    elif os.environ.get("PYTEST_XDIST_WORKER"):
+        base = tmp_path_factory.getbasetemp().parent
+    else:
+        base = tmp_path_factory.getbasetemp()
+    base.mkdir(parents=True, exist_ok=True)
+    target, done = base / name, base / f"{name}.done.json"
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(target, ignore_errors=True)
+            target.mkdir()
+            answer = make(target)
+            done.write_text(json.dumps(answer), "utf-8")
+    return target
+
+
+def shared_answer(target: Path) -> Any:
+    """What ``make`` answered when :func:`shared_once` made ``target``."""
+    import json
+
+    return json.loads((target.parent / f"{target.name}.done.json").read_text("utf-8"))
+
+
 @pytest.fixture(scope="session")
 def built_site(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real site, built once (strict) from the repository into a temp folder, published
-    (by its site_url) at :data:`SITE_URL`."""
+    """The real site, built once for the test run (strict, reproducible dates) into a temp
+    folder, published (by its site_url) at :data:`SITE_URL`. The build's CPU seconds, with the
+    sources' facts already in the cache as after `make check`, are its :func:`shared_answer`
+    (tests/test_site.py holds them to a budget)."""
+    import time
+
     from a2a_kb.project import Project
     from a2a_kb.site.build import build_into
+    from a2a_kb.site.data import collect
     from a2a_kb.site.vendor import vendor_dir
 
-    require_browser()
-    target = tmp_path_factory.mktemp("built-site") / "site"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("A2A_KB_CACHE", str(real_cache))
-        mp.setenv("A2A_KB_VENDOR", str(vendor_dir(REPO)))
-        mp.setenv("A2A_KB_SITE_URL", SITE_URL)
-        build_into(Project.at(REPO), target, strict=True, quiet=True)
-    return target
+    def build(folder: Path) -> dict[str, float]:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("A2A_KB_CACHE", str(real_cache))
+            mp.setenv("A2A_KB_VENDOR", str(vendor_dir(REPO)))
+            mp.setenv("A2A_KB_SITE_URL", SITE_URL)
+            mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
+            collect(Project.at(REPO))  # the facts into the fresh cache: the budget is a build's
+            started = time.process_time()
+            build_into(Project.at(REPO), folder / "site", strict=True, quiet=True)
+            return {"cpu_seconds": time.process_time() - started}
+
+    return shared_once("built-site", tmp_path_factory, build) / "site"
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,11 @@ from conftest import MIRROR, REPO, copy_records
 RC_COMMIT = "6292104e359efca05bd8703174517b6f961ae4e1"
 
 
-@pytest.fixture
-def without_rc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the project from before v1.0.0-rc was added."""
-    root = copy_records(tmp_path / "kb")
+@pytest.fixture(scope="module")
+def _before_rc(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project as it was before v1.0.0-rc was added, made once for the module (rewriting
+    every record file takes a while); each test edits a copy."""
+    root = copy_records(tmp_path_factory.mktemp("before-rc") / "kb")
     primary = RecordFile(root / "sources" / "primary.yaml")
     for i in reversed(range(len(primary.records))):
         record = primary.records[i]
@@ -42,6 +44,14 @@ def without_rc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     observing.write_text(observing.read_text("utf-8").replace("conflicts: [D60]", "conflicts: []"),
                          "utf-8")
     _forget_the_release_candidate(root)
+    return root
+
+
+@pytest.fixture
+def without_rc(_before_rc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the project from before v1.0.0-rc was added, with an empty cache."""
+    root = tmp_path / "kb"
+    shutil.copytree(_before_rc, root)
     monkeypatch.setenv("A2A_KB_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("A2A_KB_MIRROR", str(MIRROR))
     return root

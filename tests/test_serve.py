@@ -173,7 +173,7 @@ def _seen(port: int, path: str, words: str, timeout: float) -> float | None:
 @pytest.mark.slow
 @pytest.mark.serial  # a latency: measured alone, after the parallel run
 def test_an_edited_claim_is_on_its_page_before_the_full_build(env: dict[str, str], tmp_path: Path) -> None:
-    """Seven edits of a claim's statement, each once the full build after the previous one is
+    """Three edits of a claim's statement, each once the full build after the previous one is
     published, as an author saves, reads the page, and edits again; then an edit that breaks
     the file (the page stays, the log says where), and a quick second edit that supersedes a
     running full build.
@@ -199,7 +199,7 @@ def test_an_edited_claim_is_on_its_page_before_the_full_build(env: dict[str, str
         at = log.wait_for("Serving on", timeout=300)
         page = "claims/operations/"
         latencies = []
-        for i in range(7):
+        for i in range(3):
             marker = f"stateful, edit {i},"
             claims.write_text(original.replace(words, f"describe a task as {marker}"), encoding="utf-8")
             seconds = _seen(port, page, marker, timeout=30)
@@ -217,7 +217,7 @@ def test_an_edited_claim_is_on_its_page_before_the_full_build(env: dict[str, str
         problem = log.wait_for("error[yaml-syntax]", after=at, timeout=30)
         assert "claims/operations.yaml:" in log.lines[problem], log.lines[problem]
         log.wait_for("the pages stay as they were", after=problem, timeout=30)
-        assert "stateful, edit 6," in _page(port, page)
+        assert "stateful, edit 2," in _page(port, page)
 
         # Fixed, then edited again at once: the second edit supersedes the full build the
         # first one started, and is on the page soon after.

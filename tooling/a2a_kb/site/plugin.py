@@ -35,6 +35,8 @@ from .pages import nav_children
 
 log = get_plugin_logger(__name__)
 
+THEME_OVERRIDES = str(Path(__file__).resolve().parent.parent / "templates" / "theme")
+
 
 class KnowledgeBasePluginConfig(Config):
     root = c.Optional(c.Dir(exists=True))  # the project; default: the folder of mkdocs.yml
@@ -58,6 +60,10 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         root = Path(self.config.root or Path(config.config_file_path or ".").parent).resolve()
         self.project = Project.at(root)
+        # The theme's templates this project overrides (the colour-scheme toggle), looked up
+        # before the theme's own and those of a custom_dir.
+        if THEME_OVERRIDES not in config.theme.dirs:
+            config.theme.dirs.insert(0, THEME_OVERRIDES)
         try:
             self.data = collect(self.project, store=root / SITE_REUSE_DIR)
         except KBError as e:

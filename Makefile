@@ -79,8 +79,7 @@ workflow-lint: $(ACTIONLINT)
 # workers and both runs (conftest's shared_once), not once per worker; it goes afterwards.
 PYTEST_WORKERS ?= 4
 unit: fetch vendor buf capture-sdks $(ACTIONLINT) site-audit-tools
-	@shared=$$(mktemp -d "$${TMPDIR:-/tmp}/a2a-kb-tests.XXXXXX"); \
-	echo "$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m \"not serial\" && $(BIN)/pytest -m serial"; \
+	shared=$$(mktemp -d "$${TMPDIR:-/tmp}/a2a-kb-tests.XXXXXX"); \
 	A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial" \
 	  && A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -m serial; \
 	status=$$?; rm -rf "$$shared"; exit $$status

@@ -255,9 +255,8 @@ def test_state_tables_have_the_right_rows(real: Watched) -> None:
 
 
 def test_conflict_link_lands_on_its_anchor(real: Watched) -> None:
-    page = real.open("claims/")
-    page.evaluate("() => document.querySelectorAll('#kb-claims details').forEach(d => { d.open = true; })")
-    link = page.locator("#kb-claims a[href$='conflicts/#d1']").first
+    page = real.open("claims/state-set/")
+    link = page.locator("article.kb-claim a[href$='conflicts/#d1']").first
     link.click()
     page.wait_for_url(re.compile(r"/conflicts/#d1$"))
     heading = page.locator("h2#d1")
@@ -327,22 +326,22 @@ def test_search_finds_auth_required_offline(real: Watched) -> None:
 def test_claims_filter_narrows_the_list(real: Watched) -> None:
     claims = real.json("api/v1/claims.json")["claims"]
     page = real.open("claims/")
-    articles = page.locator("#kb-claims article")
-    total = articles.count()
+    entries = page.locator("#kb-claims li[id]")
+    total = entries.count()
     assert total == len(claims)
     _shot(page, "claims")
     verdict = "stale" if any(c["verdict"] == "stale" for c in claims) else "unverifiable"
     page.select_option("#kb-claim-filters select[name=verdict]", verdict)
     wanted = sum(c["verdict"] == verdict for c in claims)
-    assert 0 < page.locator("#kb-claims article:visible").count() == wanted < total
+    assert 0 < page.locator("#kb-claims li[id]:visible").count() == wanted < total
     assert page.locator("#kb-claim-count").inner_text() == f"{wanted} of {total} claims"
     page.select_option("#kb-claim-filters select[name=verdict]", "")
     page.select_option("#kb-claim-filters select[name=version]", "0.1.0")
     in_v010 = sum("0.1.0" in c["versions"] for c in claims)
-    assert page.locator("#kb-claims article:visible").count() == in_v010 < total
+    assert page.locator("#kb-claims li[id]:visible").count() == in_v010 < total
     page.select_option("#kb-claim-filters select[name=version]", "")
     page.fill("#kb-claim-filters input[name=text]", "zzzz-no-claim-says-this")
-    assert page.locator("#kb-claims article:visible").count() == 0
+    assert page.locator("#kb-claims li[id]:visible").count() == 0
     assert not real.errors
 
 
@@ -363,8 +362,8 @@ def test_sdk_matrix_has_its_rows_and_columns_and_cells_land_on_claims(real: Watc
     cell = page.locator("tr[data-behaviour='stream-close-interrupted'] td[data-column='a2a-python']")
     cell.locator("a[data-claim='a2a-sdk-130-stream-closes-at-input-required']").click()
     page.wait_for_url(re.compile(r"/claims/#a2a-sdk-130-stream-closes-at-input-required$"))
-    article = page.locator("article#a2a-sdk-130-stream-closes-at-input-required")
-    box = article.bounding_box()
+    entry = page.locator("li#a2a-sdk-130-stream-closes-at-input-required")
+    box = entry.bounding_box()
     assert box is not None and 0 <= box["y"] < 400, "the claim is scrolled into view"
     assert not real.errors, real.errors
     assert not real.outside()
@@ -456,7 +455,7 @@ def test_hostile_text_renders_inert(hostile: Watched) -> None:
             assert page.locator("img[src='x'], iframe").count() == 0, path
     with checking("markup shown as text"):
         page = hostile.open("claims/#hostile-statement")
-        article = page.locator("article#hostile-statement")
+        article = page.locator("li#hostile-statement")
         assert "<script>alert(1)</script>" in article.inner_text()
         assert "%%{init" in article.inner_text()
         article.scroll_into_view_if_needed()
@@ -505,12 +504,12 @@ def test_json_api_keeps_hostile_text_verbatim(hostile: Watched) -> None:
 def test_hostile_links_do_not_navigate(hostile: Watched) -> None:
     with checking("no dialog, navigation or outside request"):
         page = hostile.open("claims/#hostile-statement")
-        for link in page.locator("article#hostile-statement a").all():
+        for link in page.locator("li#hostile-statement a").all():
             href = link.get_attribute("href") or ""
             # Within the site (its anchor, a page beside or above it) or https; no scheme else.
             schemed = re.match(r"[a-z][a-z0-9+.-]*:", href, re.I)
             assert href.startswith(("#", "../", "https://")) or not schemed, href
-        page.locator("article#hostile-statement .kb-statement").click()
+        page.locator("li#hostile-statement .kb-statement").click()
         page.wait_for_timeout(200)
         assert page.url.startswith(hostile.base + "claims/")
         assert not hostile.dialogs

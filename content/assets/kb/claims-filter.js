@@ -1,9 +1,11 @@
 // Filters on the claims page: subject, version, verdict, authority and free text.
-// The claims are rendered in the page (each <article> has its permanent anchor), in a
+// The claims are rendered in the page (each entry has its permanent anchor), in a
 // collapsed <details> group per claims file; this script hides the claims the filters
-// exclude (reading each claim's facets from the JSON blob the build embeds) and opens the
-// groups that keep one. A link to claims/#<id> opens the claim's group. Without JavaScript
-// the page still works: the groups open by hand.
+// exclude and opens the groups that keep one. Each claim's facets come from the JSON blob
+// the build embeds (claims.py, packed_index): per id, its subject, verdict and authority as
+// the position of their option in the filter's <select> (0 for none), and its versions as a
+// bit mask over the version options. A link to claims/#<id> opens the claim's group.
+// Without JavaScript the page still works: the groups open by hand.
 (function () {
   "use strict";
 
@@ -13,7 +15,7 @@
     if (!form || !blob || form.dataset.ready === "1") return;
     form.dataset.ready = "1";
     var index = JSON.parse(blob.textContent);
-    var articles = Array.prototype.slice.call(document.querySelectorAll("#kb-claims article[data-claim]"));
+    var entries = Array.prototype.slice.call(document.querySelectorAll("#kb-claims li[id]"));
     var groups = Array.prototype.slice.call(document.querySelectorAll("#kb-claims details.kb-topic"));
     var count = document.getElementById("kb-claim-count");
     var filtering = false;
@@ -31,32 +33,33 @@
     }
 
     function apply() {
-      var subject = form.elements.subject.value;
-      var version = form.elements.version.value;
-      var verdict = form.elements.verdict.value;
-      var authority = form.elements.authority.value;
+      // Option 0 of each <select> is "any"; option i is the facet at position i.
+      var subject = form.elements.subject.selectedIndex;
+      var version = form.elements.version.selectedIndex;
+      var verdict = form.elements.verdict.selectedIndex;
+      var authority = form.elements.authority.selectedIndex;
       var text = form.elements.text.value.trim().toLowerCase();
       var shown = 0;
       var active = !!(subject || version || verdict || authority || text);
       if (!active && !filtering) return;  // nothing to undo: leave the page as it loaded
-      articles.forEach(function (article) {
-        var facets = index[article.dataset.claim] || {};
+      entries.forEach(function (entry) {
+        var facets = index[entry.id] || [0, 0, 0, 0];
         var keep =
-          (!subject || facets.subject === subject) &&
-          (!version || (facets.versions || []).indexOf(version) !== -1) &&
-          (!verdict || facets.verdict === verdict) &&
-          (!authority || facets.authority === authority) &&
-          (!text || article.textContent.toLowerCase().indexOf(text) !== -1);
-        article.hidden = !keep;
+          (!subject || facets[0] === subject) &&
+          (!version || (facets[3] & (1 << (version - 1))) !== 0) &&
+          (!verdict || facets[1] === verdict) &&
+          (!authority || facets[2] === authority) &&
+          (!text || entry.textContent.toLowerCase().indexOf(text) !== -1);
+        entry.hidden = !keep;
         if (keep) shown += 1;
       });
       groups.forEach(function (group) {
         // While a filter is on, a group is open when it keeps a claim; when the filters are
         // cleared, the groups close again.
-        group.open = active && group.querySelector("article:not([hidden])") !== null;
+        group.open = active && group.querySelector("li[id]:not([hidden])") !== null;
       });
       filtering = active;
-      count.textContent = shown + " of " + articles.length + " claims";
+      count.textContent = shown + " of " + entries.length + " claims";
       reveal();
     }
 

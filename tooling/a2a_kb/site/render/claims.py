@@ -172,6 +172,22 @@ def _facets(data: SiteData, index: dict[str, Any]) -> dict[str, list[str]]:
     }
 
 
+def packed_index(index: dict[str, Any], facets: dict[str, list[str]]) -> dict[str, list[int]]:
+    """The filter index as the page carries it: per claim ``[subject, verdict, authority,
+    versions]``, the first three the position of the value among the options of its filter
+    (1 for the first facet, as option 0 is "any"; 0 for no value) and the last a bit mask,
+    bit *i* for the *i*-th version facet. claims-filter.js reads it against the options."""
+    def position(facet: str, value: str) -> int:
+        return facets[facet].index(value) + 1 if value in facets[facet] else 0
+
+    bits = {v: 1 << i for i, v in enumerate(facets["version"])}
+    return {
+        cid: [position("subject", row["subject"]), position("verdict", row["verdict"]),
+              position("authority", row["authority"]), sum(bits.get(v, 0) for v in set(row["versions"]))]
+        for cid, row in index.items()
+    }
+
+
 TOPIC_TITLES = {
     "cancellation": "Cancellation",
     "classes": "Terminal and interrupted classes",
@@ -245,12 +261,13 @@ def page(data: SiteData, by_topic: dict[str, list[Claim]], use_directory_urls: b
                          [view(data, link, c, full=False) for c in cs])
               for t, cs in by_topic.items()]
     index = filter_index(data)
+    facets = _facets(data, index)
     return render(
         "site/claims.md.j2",
         groups=groups,
         total=sum(len(g.claims) for g in groups),
-        facets=_facets(data, index),
-        index=index,
+        facets=facets,
+        index=packed_index(index, facets),
         summary=_summary(data, _ordered(data)),
         link=link,
         paths=paths,

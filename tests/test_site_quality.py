@@ -180,10 +180,16 @@ def run_lighthouse(base: str, page_paths: list[str],
                    target: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Lighthouse's summary of each page, audited in one Chromium with the mobile preset
     (tooling/npm/lighthouse), and what it measured of the host; a page below the performance
-    ``target`` is run five times and its median reported."""
+    ``target`` is run five times and its median reported.
+
+    The preset's 4x CPU slowdown is relative to the host: it stands for a mid-range phone on
+    a host whose BenchmarkIndex is about 1,500. The audit calibrates it to the host instead
+    (``--cpu-slowdown auto``, Lighthouse's calibration curve, as its throttling guide asks),
+    so the scores are those of that phone on a fast host and a slow one alike (the curve
+    gives 6.8x for a host of 2,175, 3.1x for one of 1,320 like this project's CI)."""
     done = subprocess.run(
         ["node", str(LIGHTHOUSE_DIR / "audit.mjs"), "--chrome", str(CHROMIUM),
-         "--performance-target", str(target), base, *page_paths],
+         "--performance-target", str(target), "--cpu-slowdown", "auto", base, *page_paths],
         capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, f"Lighthouse exited {done.returncode}: {done.stderr[-3000:]}"
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -228,7 +234,11 @@ def test_lighthouse_scores_meet_the_targets(published: Published) -> None:
     started = time.monotonic()
     host, results = run_lighthouse(published.base, [path for _, path in PAGES] + ["/planted/"],
                                    TARGETS["performance"])
-    assert host["cpu_slowdown"] == 4 and host["benchmark_indices"], host  # the preset, measured
+    assert host["cpu_slowdown"] == "auto" and host["benchmark_indices"], host
+    used = sorted(r["cpu_slowdown"] for r in results if "cpu_slowdown" in r)
+    assert used and all(1 <= u <= 8 for u in used), used  # the curve's range: 1x to 8x
+    # What the Quality page and the summary say: the median multiplier the pages were run at.
+    host = {**host, "cpu_slowdown": used[len(used) // 2]}
     seconds = time.monotonic() - started
     by_path = {r["path"]: r for r in results}
     planted = by_path.pop("/planted/")

@@ -177,13 +177,11 @@ def packed_index(index: dict[str, Any], facets: dict[str, list[str]]) -> dict[st
     versions]``, the first three the position of the value among the options of its filter
     (1 for the first facet, as option 0 is "any"; 0 for no value) and the last a bit mask,
     bit *i* for the *i*-th version facet. claims-filter.js reads it against the options."""
-    def position(facet: str, value: str) -> int:
-        return facets[facet].index(value) + 1 if value in facets[facet] else 0
-
-    bits = {v: 1 << i for i, v in enumerate(facets["version"])}
+    at = {name: {v: i + 1 for i, v in enumerate(values)} for name, values in facets.items()}
     return {
-        cid: [position("subject", row["subject"]), position("verdict", row["verdict"]),
-              position("authority", row["authority"]), sum(bits.get(v, 0) for v in set(row["versions"]))]
+        cid: [at["subject"].get(row["subject"], 0), at["verdict"].get(row["verdict"], 0),
+              at["authority"].get(row["authority"], 0),
+              sum(1 << (at["version"][v] - 1) for v in set(row["versions"]) if v in at["version"])]
         for cid, row in index.items()
     }
 

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 import yaml
@@ -50,6 +51,10 @@ _MERGE = "tag:yaml.org,2002:merge"
 _KNOWN_SCALAR_TAGS = {_INT, _FLOAT, _BOOL, _NULL, _STR, "tag:yaml.org,2002:timestamp"}
 _ALLOWED_TAGS = _KNOWN_SCALAR_TAGS | {"tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"}
 _NODE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)
+# The event classes, looked up once: the builder compares a million events a run with them.
+_ALIAS, _SCALAR = yaml.AliasEvent, yaml.ScalarEvent
+_SEQUENCE_START, _SEQUENCE_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
+_MAPPING_END = yaml.MappingEndEvent
 # Control characters a double-quoted scalar can spell as escapes ("\e[2J", "\x9b"); the
 # reader refuses them written raw. In a record they could only be there to drive the
 # terminal of whoever reads `a2a-kb query`, so they are refused too (tab and line break
@@ -359,6 +364,12 @@ def _find_anchor(text: str, name: str) -> Diagnostic | None:
     return None
 
 
+def _place_of(event: Any) -> tuple[int, int]:
+    """The 1-based line and column where an event starts."""
+    start = event.start_mark
+    return start.line + 1, start.column + 1
+
+
 class _Refused(Exception):
     """An anchor or alias: the whole file is refused with this one diagnostic."""
 
@@ -375,8 +386,17 @@ def _short_plain_tag(value: str) -> str:
     return str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))
 
 
+# The first characters of the plain scalars YAML 1.1 may read as something other than a
+# string (numbers, booleans, null, '=' and '<<'): any other plain scalar, as most record
+# text is, is a string without asking the resolver.
+_TAGGED_STARTS = frozenset(start for start in _RESOLVER.yaml_implicit_resolvers if start)
+assert None not in _RESOLVER.yaml_implicit_resolvers and not _RESOLVER.yaml_path_resolvers
+
+
 def _plain_tag(value: str) -> str:
     """The tag YAML 1.1 gives an unquoted scalar (keys and short values repeat a lot)."""
+    if value and value[0] not in _TAGGED_STARTS:
+        return _STR
     if len(value) <= 40:
         return _short_plain_tag(value)
     return str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))
@@ -447,7 +467,7 @@ class _Builder:
             )
         )
 
-    def _cut_by_comment(self, event: Any, value: str, line: int, column: int) -> None:
+    def _cut_by_comment(self, event: Any, value: str) -> None:
         """Warn when ' #' ended a plain sentence: YAML read the rest of the line as a comment,
         so `statement: PR #126 was merged` silently stores "PR"."""
         if self._lines is None:
@@ -468,7 +488,7 @@ class _Builder:
 
     def node(self, event: Any, depth: int) -> tuple[Any, Place]:
         cls = event.__class__
-        if cls is yaml.AliasEvent or event.anchor is not None:
+        if cls is _ALIAS or event.anchor is not None:
             raise self._refuse(event)
         start = event.start_mark
         line, column = start.line + 1, start.column + 1
@@ -486,40 +506,56 @@ class _Builder:
             )
             self.skip(event)
             return None, (line, column, None)
+        if cls is _SCALAR:
+            return self._scalar(event), (line, column, None)
         tag = event.tag
-        if cls is yaml.ScalarEvent:
-            value = event.value
-            if tag is None or tag == "!":
-                tag = _plain_tag(value) if event.implicit[0] else _STR
-            if tag not in _ALLOWED_TAGS:
-                self._refused_tag(tag, value, line, column)
-                return None, (line, column, None)
-            if ((event.style == '"' or self.has_bidi_control) and not value.isprintable()
-                    and _CONTROL.search(value)):
-                self._control_character(value, line, column)
-            built = _scalar(tag, value, event.style, self.problems, self.path, line, column)
-            if not event.style and " " in value and self.has_comment_mark:
-                self._cut_by_comment(event, value, line, column)
-            return built, (line, column, None)
-        if cls is yaml.SequenceStartEvent:
-            if tag is not None and tag != "!" and tag not in _ALLOWED_TAGS:
-                self._refused_tag(tag, None, line, column)
-                self.skip(event)
-                return None, (line, column, None)
-            return self._sequence(depth, line, column)
         if tag is not None and tag != "!" and tag not in _ALLOWED_TAGS:
             self._refused_tag(tag, None, line, column)
             self.skip(event)
             return None, (line, column, None)
+        if cls is _SEQUENCE_START:
+            return self._sequence(depth, line, column)
         return self._mapping(depth, line, column)
+
+    def _scalar(self, event: Any) -> Any:
+        """The value of a scalar event (its place is asked of the event only for a problem)."""
+        value: str = event.value
+        style = event.style
+        tag = event.tag
+        if tag is None or tag == "!":
+            if style:  # quoted or block: a string, whatever it looks like
+                if (style == '"' or self.has_bidi_control) and not value.isprintable():
+                    self._control_character(value, event)
+                return value
+            tag = _plain_tag(value) if event.implicit[0] else _STR
+        if tag not in _ALLOWED_TAGS:
+            self._refused_tag(tag, value, *_place_of(event))
+            return None
+        if (style == '"' or self.has_bidi_control) and not value.isprintable():
+            self._control_character(value, event)
+        if style:
+            return value
+        built = value if tag == _STR else _typed(tag, value, self.problems, self.path, *_place_of(event))
+        if " " in value and self.has_comment_mark:
+            self._cut_by_comment(event, value)
+        return built
 
     def _sequence(self, depth: int, line: int, column: int) -> tuple[Any, Place]:
         items: list[Any] = []
         places: list[Place] = []
         while True:
             event = self.next()
-            if event.__class__ is yaml.SequenceEndEvent:
+            cls = event.__class__
+            if cls is _SEQUENCE_END:
                 return items, (line, column, places)
+            if cls is _SCALAR and event.anchor is None and depth < MAX_DEPTH:  # most items
+                self.nodes += 1
+                if self.nodes > self.max_nodes:
+                    raise self._too_many(*_place_of(event))
+                start = event.start_mark
+                items.append(self._scalar(event))
+                places.append((start.line + 1, start.column + 1, None))
+                continue
             value, place = self.node(event, depth + 1)
             items.append(value)
             places.append(place)
@@ -530,13 +566,13 @@ class _Builder:
         while True:
             key_event = self.next()
             cls = key_event.__class__
-            if cls is yaml.MappingEndEvent:
+            if cls is _MAPPING_END:
                 return result, (line, column, places)
-            if cls is yaml.AliasEvent or key_event.anchor is not None:
+            if cls is _ALIAS or key_event.anchor is not None:
                 raise self._refuse(key_event)
             start = key_event.start_mark
             key_line, key_column = start.line + 1, start.column + 1
-            if cls is not yaml.ScalarEvent:
+            if cls is not _SCALAR:
                 self.problems.append(
                     Diagnostic(
                         Mark(self.path, key_line, key_column),
@@ -548,7 +584,9 @@ class _Builder:
                 self.skip(key_event)
                 self.skip(self.next())
                 continue
-            key: str = key_event.value
+            # One string for each key spelling, not one per record: 70,000 claims hold half
+            # a million keys, and interning them saves a tenth of the memory they take.
+            key: str = intern(key_event.value)
             tag = key_event.tag
             if tag is None or tag == "!":
                 tag = _plain_tag(key) if key_event.implicit[0] else _STR
@@ -580,6 +618,15 @@ class _Builder:
                 )
                 self.skip(value_event)
                 continue
+            if value_event.__class__ is _SCALAR and value_event.anchor is None and depth < MAX_DEPTH:
+                # Most values, read here rather than through node(): an entry is placed at
+                # its key, so the value's own place is not needed.
+                self.nodes += 1
+                if self.nodes > self.max_nodes:
+                    raise self._too_many(*_place_of(value_event))
+                result[key] = self._scalar(value_event)
+                places[key] = (key_line, key_column, None)
+                continue
             value, place = self.node(value_event, depth + 1)
             result[key] = value
             places[key] = (key_line, key_column, place[2])
@@ -601,12 +648,15 @@ class _Builder:
                 return
             event = self.next()
 
-    def _control_character(self, value: str, line: int, column: int) -> None:
+    def _control_character(self, value: str, event: Any) -> None:
+        """Report a control character in ``value``, if it holds one (tab and line break are
+        not printable, and are text)."""
         found = _CONTROL.search(value)
-        assert found is not None
+        if found is None:
+            return
         self.problems.append(
             Diagnostic(
-                Mark(self.path, line, column),
+                Mark(self.path, *_place_of(event)),
                 "control-character",
                 f"the text holds the control character U+{ord(found.group()):04X} "
                 f"in \"{excerpt(value)}\"",
@@ -646,12 +696,8 @@ def excerpt(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _scalar(
-    tag: str, value: str, style: str | None, problems: list[Diagnostic], path: str, line: int,
-    column: int,
-) -> Any:
-    if style:  # quoted or block scalars are always strings
-        return value
+def _typed(tag: str, value: str, problems: list[Diagnostic], path: str, line: int, column: int) -> Any:
+    """The value of a plain scalar that YAML 1.1 reads as other than a string."""
     if tag == _STR:
         return value
     if tag == _INT:

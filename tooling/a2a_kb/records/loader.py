@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..diagnostics import Mark
 from ..layout import record_files_in
 from ..project import Project
 
-# The YAML reader, the schemas and the diagnostics are imported where records are read,
-# not here: `a2a-kb query` lists the record files through this module and, while its
-# index is current, reads no YAML and reports nothing.
+# The YAML reader and the schemas are imported where records are read, not here: `a2a-kb
+# query` lists the record files through this module and, while its index is current, reads
+# no YAML. (Mark is a small dataclass, and RawRecord.mark makes one per record.)
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from . import yamldoc
@@ -36,8 +37,16 @@ class RawRecord:
     data: dict[str, Any]
     doc: yamldoc.Document
     pointer: str
+    place: yamldoc.Place | None = None  # the record's own place in doc, when known
 
     def mark(self, key: str = "") -> Any:
+        place = self.place
+        if place is not None:  # the record and its fields, without a walk from the top
+            if not key:
+                return Mark(self.doc.path, place[0], place[1])
+            child = place[2].get(key) if "/" not in key and "~" not in key else None
+            if child is not None:
+                return Mark(self.doc.path, child[0], child[1])
         return self.doc.mark(f"{self.pointer}/{key}" if key else self.pointer)
 
 
@@ -333,6 +342,7 @@ def _split(doc: yamldoc.Document, result: LoadResult, kinds: Collection[str] | N
             )
         )
         return
+    places = doc.places[2][key][2] if doc.places is not None else None
     for i, item in enumerate(items):
         pointer = f"/{key}/{i}"
         if not isinstance(item, dict):
@@ -345,4 +355,4 @@ def _split(doc: yamldoc.Document, result: LoadResult, kinds: Collection[str] | N
                 )
             )
             continue
-        result.records[kind].append(RawRecord(kind, item, doc, pointer))
+        result.records[kind].append(RawRecord(kind, item, doc, pointer, places[i] if places else None))

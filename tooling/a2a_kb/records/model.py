@@ -108,7 +108,7 @@ class Source:
         return self.url
 
 
-@dataclass
+@dataclass(slots=True)
 class Expectation:
     """One machine check of a claim against the facts of a source."""
 
@@ -119,7 +119,7 @@ class Expectation:
     mark: Mark | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Claim:
     """One checkable fact, in the project's own words, tied to its source."""
 

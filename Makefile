@@ -77,13 +77,14 @@ workflow-lint: $(ACTIONLINT)
 # tally figures per module.
 # Both runs share one folder (A2A_KB_TEST_SHARED), so the real site is built once for all
 # workers and both runs (conftest's shared_once), not once per worker; it goes afterwards.
-# The parallel run lists its 25 slowest steps: what to look at when the run grows.
+# The serial run goes on when the parallel one fails, so that one CI run reports both. Each
+# lists its slowest steps: what to look at when the run grows.
 PYTEST_WORKERS ?= 4
 unit: fetch vendor buf capture-sdks $(ACTIONLINT) site-audit-tools
 	shared=$$(mktemp -d "$${TMPDIR:-/tmp}/a2a-kb-tests.XXXXXX"); \
-	A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial" --durations=25 \
-	  && A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -m serial; \
-	status=$$?; rm -rf "$$shared"; exit $$status
+	A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial" --durations=25; \
+	parallel=$$?; A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -m serial --durations=10; \
+	serial=$$?; rm -rf "$$shared"; [ $$parallel -eq 0 ] && exit $$serial; exit $$parallel
 
 node-test:
 	@if command -v node >/dev/null 2>&1; then node --test tests/simulator/; \

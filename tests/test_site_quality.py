@@ -216,13 +216,14 @@ def test_the_cpu_slowdown_follows_the_calibration_curve() -> None:
     assert found["m"][:2] == [2, 2.5] and found["m"][2] is None, found  # NaN prints as null
 
 
-def _curve(benchmark_index: float) -> float:
-    """slowdown.mjs's multiplier for an index, for bounds only (the test above holds the
-    script itself to the calculator's anchors)."""
-    for (low, at_low), (high, at_high) in ((150, 1), (800, 2)), ((800, 2), (1300, 3)):
-        if benchmark_index < high:
-            return max(1.0, at_low + (benchmark_index - low) / (high - low) * (at_high - at_low))
-    return 3 + (benchmark_index - 1300) / 233
+def _slowdowns(indices: list[float]) -> list[float]:
+    """slowdown.mjs's multiplier for each BenchmarkIndex, from the script itself."""
+    script = ("import { slowdownFor } from './slowdown.mjs';"
+              f"console.log(JSON.stringify({json.dumps(indices)}.map(slowdownFor)));")
+    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=LIGHTHOUSE_DIR,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return [float(x) for x in json.loads(done.stdout)]
 
 
 def _below(result: dict[str, Any]) -> list[str]:
@@ -248,7 +249,7 @@ def test_lighthouse_scores_meet_the_targets(published: Published) -> None:
     # Each page runs at the curve's value for a median of the indices measured so far, so its
     # multiplier lies between the curve's values at the lowest and the highest index. The
     # curve has no cap: a fast host gets more than 8x.
-    low, high = (_curve(f(host["benchmark_indices"])) for f in (min, max))
+    low, high = _slowdowns([min(host["benchmark_indices"]), max(host["benchmark_indices"])])
     assert used and all(low - 0.01 <= u <= high + 0.01 for u in used), (used, low, high)
     # What the Quality page and the summary say: the median multiplier the pages were run at.
     host = {**host, "cpu_slowdown": used[len(used) // 2]}

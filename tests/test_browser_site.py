@@ -314,10 +314,15 @@ def test_search_finds_auth_required_offline(real: Watched) -> None:
         const meta = document.querySelector('.md-search-result__meta');
         return meta && !/initiali[sz]ing/i.test(meta.textContent);
     }""", timeout=20000)
+    # The index's documents are fetched, in the search worker, for the first query only.
+    documents = [u for u in real.requests if u.endswith("/search/search_index.full.json")]
+    assert documents == [], documents
     page.locator("input.md-search__input").press_sequentially("AUTH_REQUIRED", delay=30)
     results = page.locator(".md-search-result__item")
     results.first.wait_for(state="visible", timeout=15000)
     assert results.count() > 0
+    documents = [u for u in real.requests if u.endswith("/search/search_index.full.json")]
+    assert len(documents) == 1, documents
     assert re.search(r"auth", page.locator(".md-search-result").inner_text(), re.I)
     _shot(page, "search")
     assert not real.outside() and not real.errors

@@ -773,14 +773,32 @@ def test_nothing_is_loaded_from_another_host(built_site: Path) -> None:
 
 
 def test_search_index_holds_the_state_spellings(built_site: Path) -> None:
-    index = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))
+    index = json.loads((built_site / paths.SEARCH_DOCUMENTS).read_text("utf-8"))
     text = " ".join(doc["text"] for doc in index["docs"])
     assert "TASK_STATE_AUTH_REQUIRED" in text
     # Capture pages are found by their labels, claims and facts, not their JSON bodies,
     # which made the index 1.6 MB for every reader's first search.
     captures = [d for d in index["docs"] if d["location"].startswith("sdk/captures/")]
     assert captures and not any('"jsonrpc"' in d["text"] for d in captures)
-    assert (built_site / "search" / "search_index.json").stat().st_size < 1_200_000
+    assert (built_site / paths.SEARCH_DOCUMENTS).stat().st_size < 1_200_000
+
+
+def test_pages_fetch_only_the_search_index_configuration(built_site: Path) -> None:
+    # The theme's page script fetches SEARCH_INDEX on every page: it holds the index's
+    # configuration, the same as the full index's, and no documents; each page names the
+    # site's worker, which loads the theme's own.
+    stub = json.loads((built_site / paths.SEARCH_INDEX).read_text("utf-8"))
+    full = json.loads((built_site / paths.SEARCH_DOCUMENTS).read_text("utf-8"))
+    assert stub == {"config": full["config"], "docs": []}
+    theme_worker, = (built_site / "assets" / "javascripts" / "workers").glob("search.*.min.js")
+    assert (built_site / paths.SEARCH_WORKER).is_file()
+    for page in ("index.html", "claims/index.html", "states/1.0.0/index.html", "404.html"):
+        config = re.search(r'<script id="__config" type="application/json">([^<]*)',
+                           (built_site / page).read_text("utf-8"))
+        assert config, page
+        worker = json.loads(config.group(1))["search"]
+        expected = f"{paths.SEARCH_WORKER}?theme={theme_worker.name}"
+        assert worker.endswith(expected), (page, worker)
 
 
 def test_api_files_are_served_beside_their_schemas(built_site: Path) -> None:

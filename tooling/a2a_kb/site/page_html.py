@@ -6,6 +6,10 @@
   :data:`~a2a_kb.site.paths.DIAGRAMS_JS`, deferred, told where the vendored Mermaid is
   relative to the page; it draws each diagram as it comes into view.
 * **The search dialog** gets a name, so that a screen reader announces what opened.
+* **The search worker** named in the theme's configuration is
+  :data:`~a2a_kb.site.paths.SEARCH_WORKER`, which loads the theme's worker and gives it the
+  index's documents when a reader first searches (see ``kb-search.js``): a page's load
+  handles only the index's configuration.
 * **Navigation sections** with an index page: the theme labels each section's list by its
   expand button, which holds only an icon, so every such list had the same empty name; the
   button gets its section's name as text for screen readers.
@@ -26,6 +30,15 @@ from . import paths
 DIAGRAM_BLOCK = '<div class="kb-diagram">'
 SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 NAMED_SEARCH_DIALOG = SEARCH_DIALOG.replace('role="dialog"', 'role="dialog" aria-label="Search the site"')
+
+
+# The theme's worker in the page's configuration: ``"search": "../assets/…/search.<hash>.min.js"``
+# (``/a2a-kb/assets/…`` on the 404 page, which may be served at any depth).
+_THEME_WORKER = re.compile(r'("search": ")([^"]*?)assets/javascripts/workers/(search\.[0-9a-f]+\.min\.js)"')
+
+
+def _kb_worker(m: re.Match[str]) -> str:
+    return f'{m.group(1)}{m.group(2)}{paths.SEARCH_WORKER}?theme={m.group(3)}"'
 
 
 # The link to a section's index page, then the button that expands the section; the
@@ -67,8 +80,9 @@ def with_loader(html: str, page_url: str) -> str:
 
 
 def finish(html: str, page_url: str, diagrams: bool = True) -> str:
-    """Every last touch: the named search dialog and section buttons, and the diagram loader
-    where it is needed."""
+    """Every last touch: the named search dialog and section buttons, the site's search
+    worker, and the diagram loader where it is needed."""
     html = html.replace(SEARCH_DIALOG, NAMED_SEARCH_DIALOG, 1)
+    html = _THEME_WORKER.sub(_kb_worker, html, count=1)
     html = _SECTION_BUTTON.sub(_named_section, html)
     return with_loader(html, page_url) if diagrams else html

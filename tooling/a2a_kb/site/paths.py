@@ -26,6 +26,12 @@ API_DIR = "api/v1"
 RECORD_SCHEMAS_DIR = "schemas"
 MERMAID_JS = "assets/vendor/mermaid.min.js"
 DIAGRAMS_JS = "assets/kb/diagrams.js"  # draws a page's diagrams with MERMAID_JS, when in view
+# Search: the theme's page script fetches SEARCH_INDEX; the build leaves it the index's
+# configuration only, and SEARCH_WORKER (beside the theme's worker, which it loads) fetches
+# the documents from SEARCH_DOCUMENTS inside the worker, off the page's main thread.
+SEARCH_INDEX = "search/search_index.json"
+SEARCH_DOCUMENTS = "search/search_index.full.json"
+SEARCH_WORKER = "assets/javascripts/workers/kb-search.js"
 
 
 def state_table(version: str) -> str:

@@ -5,12 +5,14 @@ draw a diagram, so no page needs the network.
 MkDocs calls, in order: ``on_config`` (read the KB once, render every page, expand the nav),
 ``on_files`` (add the generated pages and files), ``on_page_markdown`` (macros and the
 "Sources cited" list of each hand-written page), ``on_post_page`` (the diagram loader on
-the pages that have a diagram, the search dialog's name), ``on_serve`` (watch the records, the
-captures and the measured figures too).
+the pages that have a diagram, the search dialog's name and worker), ``on_post_build``
+(the search index's documents moved out of the file the theme's page script fetches),
+``on_serve`` (watch the records, the captures and the measured figures too).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
@@ -134,6 +136,18 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
         return page_html.finish(output, page.url, diagrams=self.mermaid_path is not None)
 
+    def on_post_template(self, output_content: str, /, *, template_name: str, config: MkDocsConfig) -> str:
+        # The 404 page is a template, not a page: it gets the same touches (it has no diagram).
+        if template_name != "404.html":
+            return output_content
+        return page_html.finish(output_content, "404.html", diagrams=False)
+
+    # --- on_post_build: the search index's documents, for the worker alone -------------------
+
+    @event_priority(-100)  # after the search plugin has written its index
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        split_search_index(Path(config.site_dir))
+
     # --- the theme: its title and metadata blocks escape KB text (see escape.py) ---------------
 
     def on_env(self, env: Any, /, *, config: MkDocsConfig, files: Files) -> Any:
@@ -164,6 +178,23 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
                                    root / measurements.BENCH_RESULTS, root / measurements.SITE_QUALITY)
                  if path.exists()]
         return [*found, Path(__file__).resolve().parent.parent / "templates"]
+
+
+def split_search_index(site: Path) -> None:
+    """Leave at :data:`~a2a_kb.site.paths.SEARCH_INDEX`, which the theme's page script
+    fetches and parses on the main thread of every page, the index's configuration with no
+    documents, and move the whole index to :data:`~a2a_kb.site.paths.SEARCH_DOCUMENTS`,
+    which the site's search worker fetches (``kb-search.js``). A site without an index (no
+    search plugin) is left as it is."""
+    index_path = site / paths.SEARCH_INDEX
+    if not index_path.is_file():
+        return
+    text = index_path.read_text("utf-8")
+    index = json.loads(text)
+    if not index.get("docs"):
+        return  # split already (a build that wrote no new index)
+    (site / paths.SEARCH_DOCUMENTS).write_text(text, "utf-8")
+    index_path.write_text(json.dumps({"config": index["config"], "docs": []}), "utf-8")
 
 
 def _display_path(page: Page, config: MkDocsConfig, project: Project | None) -> str:

@@ -178,9 +178,9 @@ def test_an_edited_claim_is_on_its_page_before_the_full_build(env: dict[str, str
     the file (the page stays, the log says where), and a quick second edit that supersedes a
     running full build.
 
-    Each edit must be on its page in less time than a full build takes (over ten seconds),
-    which only the quick step can do. Issue 15 asks for one second: the median here is printed
-    (0.9 to 1.1 s on a two-core machine), and not yet held to it."""
+    Each edit must be on its page within a second (issue 15), which only the quick step can
+    do: a full build takes over ten. The median is held to it (0.60 s measured on a two-core
+    machine) and the slowest edit to two seconds."""
     project = tmp_path / "kb"
     project.mkdir()
     for name in ("claims", "sources", "content", "captures"):
@@ -209,7 +209,7 @@ def test_an_edited_claim_is_on_its_page_before_the_full_build(env: dict[str, str
             at = log.wait_for("full build published", after=at)
         print(f"edit to page: median {statistics.median(latencies):.2f} s, "
               f"max {max(latencies):.2f} s over {len(latencies)} edits")
-        assert max(latencies) < 5.0, latencies
+        assert statistics.median(latencies) < 1.0 and max(latencies) < 2.0, latencies
 
         # A broken file: the page keeps the last good text, the log says where.
         claims.write_text(original.replace("    statement: >-\n", "    statement: >- oops\n", 1),

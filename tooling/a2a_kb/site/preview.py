@@ -253,11 +253,29 @@ def _build_pages(uris: list[str], files: Files, config: MkDocsConfig, nav: Navig
     from mkdocs.commands.build import _build_page, _populate_page
 
     doc_files = files.documentation_pages()
-    for uri in uris:
-        page = files.src_uris[uri].page
-        assert page is not None  # each caller has checked that the file is a page
-        _populate_page(page, config, files)
-        _build_page(page, config, doc_files, nav, env)
+    with _search_left_out(config):
+        for uri in uris:
+            page = files.src_uris[uri].page
+            assert page is not None  # each caller has checked that the file is a page
+            _populate_page(page, config, files)
+            _build_page(page, config, doc_files, nav, env)
+
+
+@contextlib.contextmanager
+def _search_left_out(config: MkDocsConfig) -> Iterator[None]:
+    """The search plugin's events do nothing while the quick step builds pages. It would
+    index each page again (parsing its HTML: a twentieth of a second a page) for an index
+    that only the full build writes, and the full build after the step does."""
+    search = config.plugins.get("material/search")
+    events = config.plugins.events
+    before = {name: list(methods) for name, methods in events.items()
+              if any(getattr(m, "__self__", None) is search for m in methods)} if search else {}
+    for name, methods in before.items():
+        events[name] = [m for m in methods if getattr(m, "__self__", None) is not search]
+    try:
+        yield
+    finally:
+        events.update(before)
 
 
 def _full_build_needed(reason: str, *args: object) -> str:

@@ -34,7 +34,9 @@ NAMED_SEARCH_DIALOG = SEARCH_DIALOG.replace('role="dialog"', 'role="dialog" aria
 
 # The theme's worker in the page's configuration: ``"search": "../assets/…/search.<hash>.min.js"``
 # (``/a2a-kb/assets/…`` on the 404 page, which may be served at any depth).
-_THEME_WORKER = re.compile(r'("search": ")([^"]*?)assets/javascripts/workers/(search\.[0-9a-f]+\.min\.js)"')
+# The site's worker lives beside it.
+_THEME_WORKER = re.compile(r'("search": ")([^"]*?)' + re.escape(posixpath.dirname(paths.SEARCH_WORKER))
+                           + r'/(search\.[0-9a-f]+\.min\.js)"')
 
 
 def _kb_worker(m: re.Match[str]) -> str:

@@ -4,10 +4,11 @@ draw a diagram, so no page needs the network.
 
 MkDocs calls, in order: ``on_config`` (read the KB once, render every page, expand the nav),
 ``on_files`` (add the generated pages and files), ``on_page_markdown`` (macros and the
-"Sources cited" list of each hand-written page), ``on_post_page`` (the diagram loader on
-the pages that have a diagram, the search dialog's name and worker), ``on_post_build``
-(the search index's documents moved out of the file the theme's page script fetches),
-``on_serve`` (watch the records, the captures and the measured figures too).
+"Sources cited" list of each hand-written page), ``on_post_page`` and, for the 404 page,
+``on_post_template`` (the diagram loader on the pages that have a diagram, the search
+dialog's name and worker), ``on_post_build`` (the search index's documents moved out of the
+file the theme's page script fetches), ``on_serve`` (watch the records, the captures and the
+measured figures too).
 """
 
 from __future__ import annotations
@@ -189,12 +190,9 @@ def split_search_index(site: Path) -> None:
     index_path = site / paths.SEARCH_INDEX
     if not index_path.is_file():
         return
-    text = index_path.read_text("utf-8")
-    index = json.loads(text)
-    if not index.get("docs"):
-        return  # split already (a build that wrote no new index)
-    (site / paths.SEARCH_DOCUMENTS).write_text(text, "utf-8")
-    index_path.write_text(json.dumps({"config": index["config"], "docs": []}), "utf-8")
+    config = json.loads(index_path.read_text("utf-8"))["config"]
+    index_path.replace(site / paths.SEARCH_DOCUMENTS)
+    index_path.write_text(json.dumps({"config": config, "docs": []}), "utf-8")
 
 
 def _display_path(page: Page, config: MkDocsConfig, project: Project | None) -> str:

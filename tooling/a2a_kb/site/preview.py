@@ -268,10 +268,10 @@ def _search_left_out(config: MkDocsConfig) -> Iterator[None]:
     that only the full build writes, and the full build after the step does."""
     search = config.plugins.get("material/search")
     events = config.plugins.events
-    before = {name: list(methods) for name, methods in events.items()
-              if any(getattr(m, "__self__", None) is search for m in methods)} if search else {}
-    for name, methods in before.items():
-        events[name] = [m for m in methods if getattr(m, "__self__", None) is not search]
+    before = {name: list(methods) for name, methods in events.items()}
+    if search is not None:
+        for name, methods in before.items():
+            events[name] = [m for m in methods if getattr(m, "__self__", None) is not search]
     try:
         yield
     finally:

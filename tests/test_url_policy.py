@@ -118,18 +118,28 @@ def test_the_escape_hatch_opens_loopback_and_nothing_else(scripted_server: Scrip
     ("ftp://example.org/x", "only https"),
     ("https://127.0.0.2/x", "loopback"),
     ("https://[::1]/x", "loopback"),
+    # IPv6 forms that carry an IPv4 address: judged as that address as well (issue 26)
+    ("https://[64:ff9b::a9fe:a9fe]/x", "link-local"),      # NAT64 to the metadata service
+    ("https://[64:ff9b::7f00:1]/x", "carries 127.0.0.1"),  # NAT64 to loopback
+    ("https://[64:ff9b:1::a00:1]/x", "local-use NAT64"),
+    ("https://[2002:a9fe:a9fe::]/x", "link-local"),        # 6to4
+    ("https://[2002:c0a8:1::1]/x", "private"),             # 6to4 of 192.168.0.1
+    ("https://[::127.0.0.1]/x", "carries 127.0.0.1"),      # IPv4-compatible
+    ("https://[::10.0.0.1]/x", "private"),
+    ("https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x", "private"),  # Teredo
 ])
 def test_the_policy_refuses_what_is_not_a_public_https_host(url: str, words: str) -> None:
     from a2a_kb.records.urls import url_problem
 
     assert words in url_problem(url), url_problem(url)
-    if words != "loopback":  # the escape hatch opens loopback only
+    if words != "loopback":  # the escape hatch opens loopback only, never through a translation
         assert words in url_problem(url, allow_loopback=True)
 
 
 @pytest.mark.parametrize("url", ["https://raw.githubusercontent.com/a2aproject/A2A/abc/docs/x.md",
                                  "https://a2a-protocol.org/latest/specification/", "https://8.8.8.8/x",
-                                 "https://[2606:4700::1111]/x"])
+                                 "https://[2606:4700::1111]/x", "https://[64:ff9b::808:808]/x",
+                                 "https://[2002:808:808::1]/x"])
 def test_the_policy_lets_public_https_hosts_through(url: str) -> None:
     from a2a_kb.records.urls import url_problem
 

@@ -116,6 +116,30 @@ def test_unknown_sdk_builds_are_a_configuration_error(tmp_path: Path) -> None:
         run_captures(tmp_path, check=True, sdks=["nope"])
 
 
+# The SDK and its HTTP client made unimportable, as on an install without the `sdk` extra.
+_WITHOUT_SDK = """
+import sys
+for name in ("httpx", "a2a", "starlette"):
+    sys.modules[name] = None
+from a2a_kb import cli
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--sdk", "bogus", "--check"], "unknown SDK build(s): bogus"),
+    (["--check"], "the capture kit needs the SDK and its HTTP client"),
+])
+def test_capture_without_the_sdk_is_a_usage_error_not_an_internal_one(argv: list[str], said: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_SDK, "capture", *argv], cwd=ALL_CAPTURES.parent,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert said in done.stderr and "internal error" not in done.stderr, done.stderr
+
+
 @pytest.mark.sdk
 def test_writing_reproduces_the_committed_files_and_flags_missing_and_stale(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

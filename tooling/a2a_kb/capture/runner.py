@@ -171,9 +171,13 @@ def run_captures(
     show that ``check`` notices a change in behaviour. Raises ConfigurationError when an SDK
     is missing, a name is unknown, or a server cannot start; differences are outcomes.
     """
-    from .scenarios import SCENARIOS, select
-
-    builds = select_builds(sdks)
+    builds = select_builds(sdks)  # a usage error is said before anything needs the SDK
+    try:
+        from .scenarios import SCENARIOS, select
+    except ImportError as e:
+        raise ConfigurationError(
+            f"the capture kit needs the SDK and its HTTP client, and {e.name or e} does not "
+            "import (tip: `make setup` installs the project with its `sdk` extra)") from e
     chosen, unknown = select(only)
     if unknown:
         raise ConfigurationError(

@@ -91,6 +91,20 @@ def test_fetch_into_a_full_disk(fixture_kb: Path) -> None:
     _clear(done)
     assert done.returncode in (1, 2), done.stdout + done.stderr
     assert "No space left on device" in done.stdout + done.stderr, done.stdout + done.stderr
+    # The message names the file the disk refused, in the cache, not only the record's place.
+    assert str(cache / "blobs") in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_a_refused_copy_or_rename_names_its_destination(tmp_path: Path) -> None:
+    import errno
+
+    from a2a_kb.errors import disk_error
+
+    refused = OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "from"), None,
+                      str(tmp_path / "to"))
+    found = disk_error(refused)
+    assert found is not None and str(tmp_path / "to") in str(found), found
+    assert str(tmp_path / "from") not in str(found), found
 
 
 def test_a_read_only_checkout_still_validates_and_answers_queries(fixture_kb: Path) -> None:

@@ -43,7 +43,9 @@ def disk_error(error: OSError) -> DiskError | None:
     """The :class:`DiskError` that ``error`` is, or None when it is another kind of failure."""
     if error.errno not in DISK_ERRNOS:
         return None
-    return DiskError(error.filename or "a file", error.strerror or str(error))
+    # A copy or a rename names its source first and its destination second: the disk that
+    # refused is the destination's.
+    return DiskError(error.filename2 or error.filename or "a file", error.strerror or str(error))
 
 
 class SourceUnavailable(KBError):

@@ -70,9 +70,14 @@ def atomic_write(path: Path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.filename2 is None and e.filename in (None, tmp):
+            # A write or fsync that failed names no file, and a failed rename the temporary
+            # one: say the file the caller asked for, which is where the space or the right
+            # is missing.
+            e.filename = str(path)
         raise
 
 

@@ -205,6 +205,7 @@ class Findings:
     js_links: list[str] = field(default_factory=list)
     scripts: list[str] = field(default_factory=list)
     titles: list[str] = field(default_factory=list)
+    pager: list[str] = field(default_factory=list)  # labels that differ from what they label
     shown: dict[str, set[str]] = field(default_factory=dict)  # marker → pages showing it
     searched: int = 0
 
@@ -221,6 +222,11 @@ INSPECT = """() => ({
   title: document.title,
   titleChildren: (document.querySelector('head title') || {children: []}).children.length,
   text: document.body ? document.body.innerText : '',
+  // The pager's label must say what its link shows: a label escaped once more than the
+  // text reads "&lt;" where the reader sees "<".
+  pager: [...document.querySelectorAll('a.md-footer__link')].map(a => [a.getAttribute('aria-label'),
+      a.querySelector('.md-footer__direction').textContent.trim() + ': ' +
+      a.querySelector('.md-ellipsis').textContent.trim()]).filter(([label, shown]) => label !== shown),
 })"""
 
 
@@ -260,6 +266,7 @@ def test_hostile_text_in_every_field_stays_text(chromium: Any, fuzzed_site: Buil
             found.handlers += [f"{path}: {h}" for h in seen["handlers"]]
             found.js_links += [f"{path}: {u}" for u in seen["links"]]
             found.scripts += [f"{path}: {s[:80]}" for s in seen["scripts"]]
+            found.pager += [f"{path}: {label!r} for {shown!r}" for label, shown in seen["pager"]]
             if seen["titleChildren"]:  # <title> is text only; markup in it was parsed as such
                 found.titles.append(f"{path}: {seen['title']}")
             for marker in markers:
@@ -293,7 +300,7 @@ def test_hostile_text_in_every_field_stays_text(chromium: Any, fuzzed_site: Buil
                "live javascript: links": len(found.js_links), "event-handler attributes": len(found.handlers),
                "fields in the JSON API only": len(json_only), "fields shown nowhere": len(missing)}
     failures = (len(found.dialogs) + len(found.js_links) + len(found.handlers) + len(found.scripts)
-                + len(found.titles) + len(missing))
+                + len(found.titles) + len(found.pager) + len(missing))
     record_reliability({"site_fuzz": figures, "site_fuzz_failures": failures,
                         "site_fuzz_pages_per_field": {k: len(v) for k, v in sorted(pages_of.items())}})
     assert not found.dialogs, found.dialogs[:20]
@@ -301,6 +308,7 @@ def test_hostile_text_in_every_field_stays_text(chromium: Any, fuzzed_site: Buil
     assert not found.handlers, found.handlers[:20]
     assert not found.scripts, found.scripts[:20]
     assert not found.titles, found.titles[:20]
+    assert not found.pager, found.pager[:20]
     assert not missing, f"fields shown nowhere: {missing}"
     assert found.pages >= 50
 

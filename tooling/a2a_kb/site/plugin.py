@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
@@ -153,6 +154,17 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
 
     def on_env(self, env: Any, /, *, config: MkDocsConfig, files: Files) -> Any:
         env.filters["striptags"] = escape.theme_text
+        # Every page is read by now, and the theme treats every page title as HTML: it prints
+        # it raw in the navigation and the pager. A title from the nav (the generated pages'
+        # own, escaped), from front matter or from the first heading (mkdocs keeps its
+        # entities) is marked as HTML, so that the pager's `| e` (its aria-label) does not
+        # escape it a second time; a page rendered before its neighbour would otherwise see
+        # the neighbour's title as plain text.
+        for file in files.documentation_pages():
+            page = file.page
+            title = page.title if page is not None else None
+            if page is not None and isinstance(title, str) and not isinstance(title, Markup):
+                page.title = Markup(title)
         return env
 
     def on_page_context(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Any) -> Any:

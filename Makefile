@@ -158,7 +158,7 @@ capture-check: setup capture-sdks
 
 test: lint workflow-lint check mutate sweep capture-check unit node-test
 
-bench: fetch vendor buf
+bench: fetch vendor buf site-audit-tools
 	$(BIN)/python bench/run.py
 
 clean:

@@ -234,11 +234,14 @@ def site_quality_lines(figures: dict[str, Any], since: float = 0.0) -> list[str]
         host = lighthouse.get("host") or {}
         cpu = (f", CPU {host['cpu_slowdown']}x on a host of BenchmarkIndex {host.get('benchmark_index')}, "
                f"calibrated {host.get('calibrated_slowdown')}x" if host.get("cpu_slowdown") else "")
+        pages = lighthouse.get("pages", [])
+        categories = [c for c in ("performance", "accessibility", "best-practices", "seo")
+                      if any(c in (page.get("scores") or {}) for page in pages)]
         lines.append(f"{lighthouse.get('tool')} (mobile{cpu}), {lighthouse.get('seconds', 0):.0f} s: "
-                     "performance / accessibility / best practices / SEO")
-        for page in lighthouse.get("pages", []):
+                     + " / ".join(c.replace("-", " ") for c in categories)
+                     + ("" if "performance" in categories else " (performance: make bench)"))
+        for page in pages:
             s = page.get("scores", {})
-            categories = ("performance", "accessibility", "best-practices", "seo")
             shown = " / ".join(str(s.get(c)) for c in categories)
             lines.append(f"  {page.get('page', '?'):<26} {shown}")
     if (axe := fresh("axe")) is not None:

@@ -64,3 +64,31 @@ def test_bad_arguments_are_refused_before_anything_is_measured(tmp_path: Path) -
         assert words in done.stderr and "Traceback" not in done.stderr, done.stderr
         assert "generating synthetic KBs" not in done.stderr
 
+
+
+def test_a_score_row_is_met_at_or_above_its_target_and_a_ratio_row_at_or_below() -> None:
+    assert bench.Row("score", 90, unit="score", at_least=True, ratio=90).met
+    assert not bench.Row("score", 90, unit="score", at_least=True, ratio=89).met
+    assert bench.Row("ratio", 1.0, ratio=0.9).met and not bench.Row("ratio", 1.0, ratio=1.1).met
+    assert bench._target(bench.Row("score", 90, unit="score", at_least=True)) == "≥ 90"
+
+
+def test_a_run_of_some_rows_keeps_the_others_with_their_own_dates(tmp_path: Path) -> None:
+    import json
+
+    legacy = {"machine": {"date": "2026-12-03T12:38:52Z"},
+              "rows": [{"name": f"row at {i}", "ratio": 0.5, "target": 1.0} for i in range(10)]}
+    (tmp_path / "results.json").write_text(json.dumps(legacy), "utf-8")
+    fresh = bench.Row("lighthouse", 90, unit="score", at_least=True, ratio=93, number=12,
+                      measured="2026-12-05T09:00:00Z")
+    rows = bench._with_earlier([fresh], tmp_path / "results.json")
+    assert sorted(r.number for r in rows) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]
+    assert {r.measured for r in rows if r.number != 12} == {"2026-12-03T12:38:52Z"}
+    # Written in the new layout and read back, a row keeps its number and date; a row this run
+    # measured replaces the earlier one.
+    (tmp_path / "results.json").write_text(json.dumps({"machine": {}, "rows": [r.as_json() for r in rows]}),
+                                           "utf-8")
+    again = bench.Row("validate", 0.5, ratio=0.2, number=1, measured="2026-12-06T00:00:00Z")
+    rows = bench._with_earlier([again], tmp_path / "results.json")
+    assert [r.measured for r in rows if r.number == 1] == ["2026-12-06T00:00:00Z"]
+    assert [r.ratio for r in rows if r.number == 12] == [93]

@@ -889,7 +889,7 @@ def test_site_quality_page_says_when_no_run_was_recorded_and_shows_a_run(tmp_pat
     from a2a_kb.site.render import site_quality
 
     assert read_site_quality(tmp_path) is None
-    empty = site_quality.page(SimpleNamespace(site_quality=None))  # type: ignore[arg-type]
+    empty = site_quality.page(SimpleNamespace(site_quality=None, benchmark=None))  # type: ignore[arg-type]
     assert "No run recorded" in empty
     figures = tmp_path / SITE_QUALITY
     figures.parent.mkdir(parents=True)
@@ -911,10 +911,40 @@ def test_site_quality_page_says_when_no_run_was_recorded_and_shows_a_run(tmp_pat
     assert found is not None and len(found.lighthouse) == 2 and found.links is not None
     assert found.problems == ["test-artifacts/site-quality/last-run.json: `lighthouse.pages` entry 3 lacks "
                               "a page or a count"]
-    page = site_quality.page(SimpleNamespace(site_quality=found))  # type: ignore[arg-type]
+    page = site_quality.page(SimpleNamespace(site_quality=found, benchmark=None))  # type: ignore[arg-type]
     assert "1 of 2 pages meet every target" in page
+    assert "no benchmark run has measured it yet" in page
     assert (found.cpu_slowdown, found.benchmark_index, found.calibrated_slowdown) == (4, 2175, 6.78)
     assert "slowed down 4×, the preset's own, on a host whose BenchmarkIndex was 2175" in page
     assert "gives 6.78× for this one, so these scores are those of a faster phone" in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
     assert "<code>color-contrast</code>" in page and 'data-figure="broken">0<' in page
+
+
+def test_site_quality_page_takes_performance_from_the_benchmark_not_the_test_run(tmp_path: Path) -> None:
+    """make test no longer measures performance (a timing is no gate); make bench's row 12
+    does, and the page shows its medians beside the test's other three scores."""
+    from types import SimpleNamespace
+
+    from a2a_kb.site.measurements import BENCH_RESULTS, SITE_QUALITY, read_benchmark, read_site_quality
+    from a2a_kb.site.render import site_quality
+
+    (tmp_path / SITE_QUALITY).parent.mkdir(parents=True)
+    (tmp_path / SITE_QUALITY).write_text(json.dumps({"lighthouse": {"tool": "lighthouse 12.2.3", "pages": [
+        {"page": "Home", "path": "", "scores": {"accessibility": 100, "best-practices": 100, "seo": 100}},
+        {"page": "Claims", "path": "claims/", "scores": {"accessibility": 100, "best-practices": 100,
+                                                          "seo": 100}}]}}), "utf-8")
+    (tmp_path / BENCH_RESULTS).parent.mkdir(parents=True)
+    (tmp_path / BENCH_RESULTS).write_text(json.dumps({"machine": {}, "rows": [
+        {"number": 12, "name": "Lighthouse performance", "ratio": 87, "target": 90, "unit": "score",
+         "at_least": True, "measured": "2026-12-05T09:00:00Z", "numbers": {"lighthouse": {
+             "tool": "lighthouse 12.2.3", "cpu_slowdown": 9.4, "benchmark_index": 2800, "pages": [
+                 {"page": "Home", "path": "", "performance": 96, "runs": [95, 96, 97, 96, 99]},
+                 {"page": "Claims", "path": "claims/", "performance": 87, "runs": [85, 87, 90, 86, 88]},
+             ]}}}]}),
+        "utf-8")
+    page = site_quality.page(SimpleNamespace(site_quality=read_site_quality(tmp_path),  # type: ignore[arg-type]
+                                             benchmark=read_benchmark(tmp_path)))
+    assert "every page five times, the median shown, by lighthouse 12.2.3 at 9.4× CPU" in page
+    assert "1 of 2 pages meet every target" in page  # Claims: performance 87 against 90
+    assert ">96<" in page.replace("</td>", "<") and "87 <span class=\"kb-score-note\">(target 90)" in page

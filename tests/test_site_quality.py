@@ -13,16 +13,12 @@ quality page shows; the run prints them at the end.
 
 from __future__ import annotations
 
-import functools
-import gzip
-import http.server
 import json
 import os
 import posixpath
 import re
 import shutil
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,6 +30,8 @@ import pytest
 
 from a2a_kb.site import paths
 from a2a_kb.site.links import page_url
+from a2a_kb.site.static_host import Published
+from a2a_kb.site.static_host import published as serve_published
 from conftest import CHROMIUM, REPO, SITE_URL, record_site_quality, require_browser
 
 pytestmark = pytest.mark.browser
@@ -43,7 +41,9 @@ AXE_DIR = REPO / "tooling" / "npm" / "axe-core"
 AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
 LYCHEE = REPO / ".cache" / "tools" / "lychee" / "bin" / "lychee"
 
-TARGETS = {"performance": 90, "accessibility": 100, "best-practices": 100, "seo": 100}
+# What make test gates on. Performance is measured by make bench (bench/lighthouse_row.py), not
+# here: a timing is no gate on a shared machine.
+TARGETS = {"accessibility": 100, "best-practices": 100, "seo": 100}
 PAGES = [(name, page_url(src)) for name, src in paths.AUDITED_PAGES]
 SETTINGS = [("light", 1280), ("light", 390), ("dark", 1280), ("dark", 390)]
 # Every rule runs in one setting of each scheme and each width; the other two settings, whose
@@ -53,7 +53,6 @@ FULL_SETTINGS = {("light", 1280), ("dark", 390)}
 STYLE_RULES = ["color-contrast", "link-in-text-block", "target-size", "scrollable-region-focusable",
                "meta-viewport", "region", "landmark-unique", "aria-hidden-focus", "nested-interactive",
                "avoid-inline-spacing"]
-COMPRESSED = (".html", ".css", ".js", ".json", ".xml", ".svg", ".txt", ".map")
 
 # A page with what each oracle is there to find: no language, no title, no viewport, an
 # image without a text alternative, grey on white, a link to nowhere.
@@ -79,117 +78,32 @@ def _package_version(folder: Path, name: str) -> str:
     return f"{name} {lock['packages'][f'node_modules/{name}']['version']}"
 
 
-# --- the site as a static host serves it ---------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Published:
-    root: Path  # the host's document root: the site sits at root/<sub-path>
-    site: Path
-    origin: str  # http://127.0.0.1:PORT
-    base: str  # origin + the sub-path, e.g. http://127.0.0.1:PORT/docs/kb/
-
-
-class _StaticHost(http.server.SimpleHTTPRequestHandler):
-    """Files of a folder, gzip-compressed when the client accepts it, and the site's 404
-    page for a path that is not there (as GitHub Pages does)."""
-
-    not_found: Path | None = None
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def send_head(self) -> Any:
-        path = Path(self.translate_path(self.path))
-        if path.is_dir():
-            if not self.path.split("?", 1)[0].endswith("/"):
-                return super().send_head()  # the redirect to the folder's URL
-            path = path / "index.html"
-        if not path.is_file():
-            return self._missing()
-        body = path.read_bytes()
-        ctype = self.guess_type(str(path))
-        zipped = path.suffix in COMPRESSED and "gzip" in self.headers.get("Accept-Encoding", "")
-        if zipped:
-            body = gzip.compress(body, 6)
-        self.send_response(200)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        if zipped:
-            self.send_header("Content-Encoding", "gzip")
-        self.send_header("Cache-Control", "max-age=600")
-        self.end_headers()
-        return _Body(body)
-
-    def _missing(self) -> Any:
-        body = self.not_found.read_bytes() if self.not_found and self.not_found.is_file() else b"Not Found"
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        return _Body(body)
-
-
-class _Body:
-    """What ``send_head`` hands ``do_GET`` to copy out (it reads and closes a file)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def read(self, size: int = -1) -> bytes:
-        data, self.data = self.data, b""
-        return data
-
-    def close(self) -> None:
-        pass
-
-
-def serve_published(root: Path, not_found: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
-    handler = type("Host", (_StaticHost,), {"not_found": not_found, "extensions_map": {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".js": "text/javascript", ".mjs": "text/javascript", ".json": "application/json",
-        ".xml": "application/xml", ".html": "text/html; charset=utf-8", ".css": "text/css"}})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(handler, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}", server
+# --- the site as a static host serves it (a2a_kb.site.static_host) ---------------------------
 
 
 @pytest.fixture(scope="module")
 def published(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
     """The session's site under its sub-path on 127.0.0.1, with a planted page beside it."""
-    root = tmp_path_factory.mktemp("host")
-    prefix = urlsplit(SITE_URL).path
-    mount = root / prefix.strip("/")
-    mount.parent.mkdir(parents=True, exist_ok=True)
-    mount.symlink_to(built_site, target_is_directory=True)
-    (root / "planted").mkdir()
-    (root / "planted" / "index.html").write_text(PLANTED_PAGE, "utf-8")
-    origin, server = serve_published(root, built_site / "404.html")
-    try:
-        yield Published(root, built_site, origin, origin + prefix)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_published(built_site, SITE_URL, tmp_path_factory.mktemp("host"),
+                         {"planted": PLANTED_PAGE}) as site:
+        yield site
 
 
 # --- Lighthouse -------------------------------------------------------------------------------
 
 
-def run_lighthouse(base: str, page_paths: list[str],
-                   target: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Lighthouse's summary of each page, audited in one Chromium with the mobile preset
-    (tooling/npm/lighthouse), and what it measured of the host; a page below the performance
-    ``target`` is run five times and its median reported.
+def run_lighthouse(base: str, page_paths: list[str], categories: list[str]
+                   ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Lighthouse's summary of each page in ``categories``, audited in one Chromium with the
+    mobile preset (tooling/npm/lighthouse/audit.mjs), and its line about the host.
 
-    The preset's 4x CPU slowdown is relative to the host: it stands for a mid-range phone on
-    a host whose BenchmarkIndex is about 1,500. The audit calibrates it to the host instead
-    (``--cpu-slowdown auto``, Lighthouse's calibration curve, as its throttling guide asks),
-    so the scores are those of that phone on a fast host and a slow one alike (the curve
-    gives 6.8x for a host of 2,175, 3.1x for one of 1,320 like this project's CI)."""
+    The test leaves performance out: it is a timing, which a busy two-core host moves by ten
+    points from run to run, and `make test` gates only on what is deterministic. `make bench`
+    measures it (bench/lighthouse_row.py: every page five times, the median, CPU calibrated
+    to the host)."""
     done = subprocess.run(
         ["node", str(LIGHTHOUSE_DIR / "audit.mjs"), "--chrome", str(CHROMIUM),
-         "--performance-target", str(target), "--cpu-slowdown", "auto", base, *page_paths],
+         "--categories", ",".join(categories), base, *page_paths],
         capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, f"Lighthouse exited {done.returncode}: {done.stderr[-3000:]}"
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -216,16 +130,6 @@ def test_the_cpu_slowdown_follows_the_calibration_curve() -> None:
     assert found["m"][:2] == [2, 2.5] and found["m"][2] is None, found  # NaN prints as null
 
 
-def _slowdowns(indices: list[float]) -> list[float]:
-    """slowdown.mjs's multiplier for each BenchmarkIndex, from the script itself."""
-    script = ("import { slowdownFor } from './slowdown.mjs';"
-              f"console.log(JSON.stringify({json.dumps(indices)}.map(slowdownFor)));")
-    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=LIGHTHOUSE_DIR,
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    return [float(x) for x in json.loads(done.stdout)]
-
-
 def _below(result: dict[str, Any]) -> list[str]:
     scores = result.get("scores") or {}
     return [f"{c} {scores.get(c)} < {t}" for c, t in TARGETS.items()
@@ -237,22 +141,12 @@ def _failing_audits(result: dict[str, Any]) -> str:
                      + "; ".join(a["items"][:3]) for a in result.get("failing", []))
 
 
-@pytest.mark.serial  # performance is a timing: measured alone, after the parallel run
-def test_lighthouse_scores_meet_the_targets(published: Published) -> None:
+def test_lighthouse_accessibility_best_practices_and_seo_are_100(published: Published) -> None:
     require_browser()
     _pinned(LIGHTHOUSE_DIR / "node_modules" / "lighthouse", "site-audit-tools")
     started = time.monotonic()
-    host, results = run_lighthouse(published.base, [path for _, path in PAGES] + ["/planted/"],
-                                   TARGETS["performance"])
-    assert host["cpu_slowdown"] == "auto" and host["benchmark_indices"], host
-    used = sorted(r["cpu_slowdown"] for r in results if "cpu_slowdown" in r)
-    # Each page runs at the curve's value for a median of the indices measured so far, so its
-    # multiplier lies between the curve's values at the lowest and the highest index. The
-    # curve has no cap: a fast host gets more than 8x.
-    low, high = _slowdowns([min(host["benchmark_indices"]), max(host["benchmark_indices"])])
-    assert used and all(low - 0.01 <= u <= high + 0.01 for u in used), (used, low, high)
-    # What the Quality page and the summary say: the median multiplier the pages were run at.
-    host = {**host, "cpu_slowdown": used[len(used) // 2]}
+    _, results = run_lighthouse(published.base, [path for _, path in PAGES] + ["/planted/"],
+                                list(TARGETS))
     seconds = time.monotonic() - started
     by_path = {r["path"]: r for r in results}
     planted = by_path.pop("/planted/")
@@ -262,15 +156,12 @@ def test_lighthouse_scores_meet_the_targets(published: Published) -> None:
     for name, path in PAGES:
         result = by_path[path]
         assert "error" not in result, (name, result["error"])
+        assert "performance" not in result["scores"], result["scores"]  # measured by make bench
         pages.append({"page": name, "path": path, "scores": result["scores"],
-                      "performance_runs": result.get("performance_runs", []),
-                      "cpu_slowdown": result.get("cpu_slowdown"),
-                      "benchmark_index": result.get("benchmark_index"),
                       "failing": sorted({a["id"] for a in result.get("failing", [])})})
     record_site_quality("lighthouse", {
         "tool": _package_version(LIGHTHOUSE_DIR, "lighthouse"), "preset": "mobile",
-        "targets": TARGETS, "seconds": round(seconds, 1), "pages": pages,
-        "host": host})
+        "targets": TARGETS, "seconds": round(seconds, 1), "pages": pages})
     short = [(name, by_path[path]) for name, path in PAGES if _below(by_path[path])]
     assert not short, "\n".join(f"{name} ({r['url']}): {', '.join(_below(r))}\n{_failing_audits(r)}"
                                 for name, r in short)

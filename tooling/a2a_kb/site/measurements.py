@@ -94,6 +94,48 @@ def _row(value: Any, index: int, shown: str) -> tuple[dict[str, Any] | None, str
     return value, ""
 
 
+@dataclass(frozen=True)
+class PagePerformance:
+    """Lighthouse's performance score of one page, as ``make bench`` measured it (row 12)."""
+
+    page: str
+    path: str
+    median: float
+    runs: list[int]
+
+
+@dataclass(frozen=True)
+class Performance:
+    """Row 12 of the benchmark: every audited page's performance, five runs, the median."""
+
+    measured: str  # when (UTC), or "" when the file does not say
+    tool: str
+    cpu_slowdown: float | None
+    benchmark_index: float | None
+    pages: list[PagePerformance]
+
+
+def performance_of(benchmark: Benchmark | None) -> Performance | None:
+    """The Lighthouse performance row of the benchmark's results, or None where it was not
+    measured (or its figures cannot be read: the row's own problems are the benchmark's)."""
+    for row in benchmark.rows if benchmark else []:
+        numbers = row.get("numbers")
+        found = numbers.get("lighthouse") if isinstance(numbers, dict) else None
+        if not isinstance(found, dict) or not isinstance(found.get("pages"), list):
+            continue
+        pages = []
+        for raw in found["pages"]:
+            if not isinstance(raw, dict) or _number(raw.get("performance")) is None:
+                continue
+            runs = [int(r) for r in raw.get("runs", []) if _integer(r) is not None]
+            pages.append(PagePerformance(str(raw.get("page", "")), str(raw.get("path", "")),
+                                         float(raw["performance"]), runs))
+        return Performance(str(row.get("measured") or ""), str(found.get("tool", "")),
+                           _number(found.get("cpu_slowdown")), _number(found.get("benchmark_index")),
+                           pages)
+    return None
+
+
 def read_benchmark(root: Path) -> Benchmark | None:
     """bench/results.json, or None when no benchmark has been run."""
     path = root / BENCH_RESULTS

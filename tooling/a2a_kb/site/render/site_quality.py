@@ -1,9 +1,13 @@
 """The Site quality page: what the site audit's oracles said about the built site in the last
 run — Lighthouse's scores per page (mobile preset), axe-core's violations in both colour
-schemes at two widths, and the link checker's totals.
+schemes at two widths, and the link checker's totals — and Lighthouse's performance scores
+as the benchmark measured them.
 
 Numbers come only from test-artifacts/site-quality/last-run.json (see
-:func:`a2a_kb.site.measurements.read_site_quality`); without a run the page says so.
+:func:`a2a_kb.site.measurements.read_site_quality`) and, for performance, from row 12 of
+bench/results.json (:func:`a2a_kb.site.measurements.performance_of`): performance is a
+timing, measured by `make bench` (five runs a page, the median) and never a gate of
+`make test`. Without a run the page says so.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from dataclasses import dataclass
 from .. import paths
 from ..data import SiteData
 from ..links import Linker, page_url
-from ..measurements import LIGHTHOUSE_CATEGORIES, SITE_QUALITY, AxeRun
+from ..measurements import LIGHTHOUSE_CATEGORIES, SITE_QUALITY, AxeRun, performance_of
 from ..templating import render
 
 CATEGORY_LABELS = {"performance": "Performance", "accessibility": "Accessibility",
@@ -45,17 +49,24 @@ class AxeRow:
     runs: list[AxeRun | None]  # in SETTINGS order; None where the run did not cover it
 
 
+def _cell(score: float | None, target: int) -> ScoreCell:
+    return ScoreCell(None if score is None else round(score), target, (score or 0) >= target)
+
+
 def page(data: SiteData, use_directory_urls: bool = True) -> str:
     link = Linker(paths.SITE_QUALITY, use_directory_urls)
     known = {page_url(src, use_directory_urls): link.page(src) for _, src in paths.AUDITED_PAGES}
     found = data.site_quality
+    performance = performance_of(data.benchmark)
+    measured = {p.path: p.median for p in performance.pages} if performance else {}
     targets = {**DEFAULT_TARGETS, **(found.targets if found else {})}
     scores: list[ScoreRow] = []
     axe: list[AxeRow] = []
     if found is not None:
         for p in found.lighthouse:
-            cells = [ScoreCell(p.scores.get(c), targets[c],
-                               (p.scores.get(c) or 0) >= targets[c]) for c in LIGHTHOUSE_CATEGORIES]
+            shown: dict[str, float | None] = {**p.scores, "performance": measured.get(
+                p.path, p.scores.get("performance"))}  # a run from before make bench measured it
+            cells = [_cell(shown.get(c), targets[c]) for c in LIGHTHOUSE_CATEGORIES]
             scores.append(ScoreRow(p.page, known.get(p.path, ""), cells, p.failing))
         by_page: dict[tuple[str, str], dict[tuple[str, int], AxeRun]] = {}
         for run in found.axe:
@@ -65,6 +76,7 @@ def page(data: SiteData, use_directory_urls: bool = True) -> str:
     return render(
         "site/site-quality.md.j2",
         q=found,
+        performance=performance,
         scores=scores,
         met=sum(all(c.met for c in row.cells) for row in scores),
         axe=axe,

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import random
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -142,3 +148,96 @@ def test_bad_tags_are_usage_errors(
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert (without_rc / "sources" / "versions.yaml").read_bytes() == before
+
+
+# --- two writers at once, and a writer killed at any moment (issue 26) ------------------------
+
+OLD_TAGS = "f235eaf12dae1e67111104597cc285c5e257ac50655274248fe74590aec3c257"
+NEW_TAGS = "680537252790743d96f586b58c9ac504089b2065b095cd0b8a250b3146bf35ca"
+
+
+def _stale_tags_copy(before: Path, root: Path) -> Path:
+    """A copy of the project before v1.0.0-rc whose tag list is pinned to its older copy, so
+    that both `pin github-tags` and `add-version v1.0.0-rc` have something to write, and
+    both to sources/primary.yaml."""
+    shutil.copytree(before, root)
+    primary = root / "sources" / "primary.yaml"
+    primary.write_text(primary.read_text("utf-8").replace(NEW_TAGS, OLD_TAGS), "utf-8")
+    return root
+
+
+def _kb_process(root: Path, cache: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "A2A_KB_CACHE": str(cache), "A2A_KB_MIRROR": str(MIRROR)}
+    return subprocess.Popen([sys.executable, "-m", "a2a_kb.cli", "--root", str(root), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _state(root: Path) -> tuple[bool, bool, bool]:
+    """(tag list re-pinned, version registered, its sources registered)."""
+    primary = (root / "sources" / "primary.yaml").read_text("utf-8")
+    versions = (root / "sources" / "versions.yaml").read_text("utf-8")
+    return NEW_TAGS in primary, "id: 1.0.0-rc" in versions, "ref: v1.0.0-rc" in primary
+
+
+ROUNDS = int(os.environ.get("A2A_KB_LOCK_ROUNDS", "20"))
+
+
+def test_pin_and_add_version_at_once_lose_no_write(_before_rc: Path, tmp_path: Path) -> None:
+    """The round that lost writes: both commands at once, twenty times. Each must find the
+    other's change in the files it writes (one waits for the other)."""
+    lost = []
+    for n in range(ROUNDS):
+        root = _stale_tags_copy(_before_rc, tmp_path / f"round-{n}" / "kb")
+        cache = tmp_path / f"round-{n}" / "cache"
+        first, second = (("pin", "github-tags"), ("add-version", "v1.0.0-rc"))[::1 if n % 2 else -1]
+        both = [_kb_process(root, cache, *first), _kb_process(root, cache, *second)]
+        outputs = [p.communicate(timeout=300) for p in both]
+        for process, (_, err) in zip(both, outputs, strict=True):
+            assert process.returncode == 0, (n, process.args[-2:], err)
+        if _state(root) != (True, True, True):
+            lost.append(f"round {n}: tags re-pinned, version, sources = {_state(root)}")
+        assert not list((root / "sources").glob(".a2a-kb-commit.*")), n
+    assert not lost, lost
+
+
+def test_a_writer_killed_at_any_moment_leaves_the_old_records_or_the_new(_before_rc: Path,
+                                                                        tmp_path: Path) -> None:
+    """pin and add-version killed (SIGKILL) at random moments of their run: the records are
+    then whole, old or new (validate passes, and a version never comes without its sources),
+    and the command run again finishes the job."""
+    rng = random.Random(26)
+    cases = [("add-version", "v1.0.0-rc"), ("pin", "github-tags")]
+    durations = {}
+    for command in cases:  # how long each takes uninterrupted, so that kills fall within it
+        root = _stale_tags_copy(_before_rc, tmp_path / f"timed-{command[0]}" / "kb")
+        started = time.monotonic()
+        done = _kb_process(root, tmp_path / f"timed-{command[0]}" / "cache", *command)
+        assert done.wait(timeout=300) == 0, done.communicate()
+        durations[command] = time.monotonic() - started
+    seen: list[tuple[str, bool]] = []
+    for n in range(ROUNDS // 2):
+        command = cases[n % 2]
+        root = _stale_tags_copy(_before_rc, tmp_path / f"kill-{n}" / "kb")
+        cache = tmp_path / f"kill-{n}" / "cache"
+        process = _kb_process(root, cache, *command)
+        # Spread over the run (start-up, loading, reading upstream, writing), jittered.
+        time.sleep((0.1 + 0.9 * (n // 2) / max(1, ROUNDS // 4 - 1) + rng.uniform(-0.05, 0.05))
+                   * durations[command])
+        process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=60)
+        tags, version, sources = _state(root)
+        seen.append((command[0], tags if command[0] == "pin" else version))
+        assert version == sources, f"kill {n} ({command[0]}): version without its sources, or the reverse"
+        check = _kb_process(root, cache, "validate")
+        out, err = check.communicate(timeout=300)
+        assert check.returncode == 0, f"kill {n} ({command[0]}): the records do not validate:\n{out}{err}"
+        again = _kb_process(root, cache, *command)
+        out, err = again.communicate(timeout=300)
+        done_before = (command[0] == "pin" and tags) or (command[0] == "add-version" and version)
+        if done_before and command[0] == "add-version":
+            assert again.returncode == 2 and "already in sources/versions.yaml" in err, err
+        else:
+            assert again.returncode == 0, err
+        assert _state(root)[:1] == (True,) if command[0] == "pin" else _state(root)[1:] == (True, True)
+        assert not list((root / "sources").glob(".a2a-kb-commit.*")), n
+    print(f"kills: {len(seen)}, of which after the write: {sum(done for _, done in seen)}")

@@ -272,12 +272,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _writing(args: argparse.Namespace, command: str):  # type: ignore[no-untyped-def]
+    """The project's write lock (a2a_kb.commit), held by a command that writes records."""
+    from .commit import records_lock
+
+    return records_lock(_project(args).root, command, on_wait=lambda m: _say(f"a2a-kb: {m} …"))
+
+
 def cmd_capture(args: argparse.Namespace) -> int:
+    import contextlib
+
     from .capture import run_captures
 
     project = _project(args)
-    report = run_captures(project.captures_dir, check=args.check, only=args.only or None,
-                          sdks=args.sdk or None)
+    with contextlib.nullcontext() if args.check else _writing(args, "capture"):
+        report = run_captures(project.captures_dir, check=args.check, only=args.only or None,
+                              sdks=args.sdk or None)
     _emit(report.format_text())
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
@@ -298,9 +308,10 @@ def cmd_pin(args: argparse.Namespace) -> int:
     from .output import dumps, envelope
     from .sources.pin import pin
 
-    kb = _kb(args)
-    with _reader(args) as reader:
-        report = pin(kb, reader, args.sources, all_drifted=args.all_drifted)
+    with _writing(args, "pin"):  # read, decide and write with no other writer in between
+        kb = _kb(args)
+        with _reader(args) as reader:
+            report = pin(kb, reader, args.sources, all_drifted=args.all_drifted)
     _emit(dumps(envelope(report.as_json())) if args.format == "json" else report.format_text())
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
@@ -326,9 +337,10 @@ def cmd_add_version(args: argparse.Namespace) -> int:
     from .output import dumps, envelope
     from .sources.add_version import add_version
 
-    kb = _kb(args)
-    with _reader(args) as reader:
-        found = add_version(kb, reader, args.tag)
+    with _writing(args, "add-version"):
+        kb = _kb(args)
+        with _reader(args) as reader:
+            found = add_version(kb, reader, args.tag)
     _emit(dumps(envelope(found.as_json())) if args.format == "json" else found.format_text())
     return EXIT_OK
 

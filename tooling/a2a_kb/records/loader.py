@@ -207,8 +207,10 @@ def load(project: Project, files: list[Path] | None = None, budget: Budget | Non
     records of those kinds are read (:func:`may_hold`), and only records of those kinds
     are kept: a file read because its lines did not say what it holds, and that holds
     claims, adds the problems of its YAML and none of its claims."""
+    from ..commit import recover
     from .yamldoc import MAX_BYTES, MAX_NODES, read
 
+    recover(project.root)  # a change a killed writer left half done is finished first
     result = LoadResult()
     budget = budget or Budget()
     paths = files if files is not None else record_files(project)

@@ -23,7 +23,7 @@ from ..records.kb import KnowledgeBase, is_prerelease, normalize_version, versio
 from ..records.model import Upstream
 from .cache import Cache, CacheEntry, sha256_of
 from .upstream import ENDPOINTS, Answer, Endpoints, Reader, ref_facts
-from .yamledit import RecordFile
+from .yamledit import RecordFile, commit_files
 
 VERSIONS = "sources/versions.yaml"
 PRIMARY = "sources/primary.yaml"
@@ -185,6 +185,5 @@ def _write(kb: KnowledgeBase, found: NewVersion) -> None:
     for source in found.sources:
         body = found.bodies[source["id"]]
         entries[source["id"]] = CacheEntry(cache.put_blob(body), source["url"], len(body), stamp)
-    versions.save()
-    primary.save()
+    commit_files(root, [versions, primary])  # a version and its sources, together or not at all
     cache.record(entries)

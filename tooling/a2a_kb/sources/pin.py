@@ -28,7 +28,7 @@ from ..records.kb import KnowledgeBase
 from ..records.model import Source
 from .cache import Cache, CacheEntry, sha256_of
 from .upstream import Endpoints, Reader, Snapshot, heads_url, raw_parts, ref_facts, snapshots
-from .yamledit import RecordFile
+from .yamledit import RecordFile, commit_files
 
 SCHEMA_VERSION = 1
 
@@ -272,6 +272,5 @@ def _write(kb: KnowledgeBase, report: PinReport) -> None:
             entries[change.record_id] = CacheEntry(sha, str(url), len(change.body),
                                                    dt.datetime.now(dt.UTC).strftime(
                                                        "%Y-%m-%dT%H:%M:%SZ"))
-    for record_file in files.values():
-        record_file.save()
+    commit_files(root, list(files.values()))
     cache.record(entries)

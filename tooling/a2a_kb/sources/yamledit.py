@@ -85,6 +85,14 @@ class RecordFile:
             atomic_write(self.path, self.dumps().encode("utf-8"))
 
 
+def commit_files(root: Path, files: list[RecordFile]) -> None:
+    """Write every changed file of ``files`` as one change (:func:`a2a_kb.commit.commit`):
+    after a kill at any moment they are all old or all new."""
+    from ..commit import commit
+
+    commit(root, {f.path: f.dumps().encode("utf-8") for f in files if f.changed})
+
+
 def _styled_like(old: Any, value: Any) -> Any:
     if isinstance(value, str):
         if isinstance(old, SingleQuotedScalarString):

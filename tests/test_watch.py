@@ -361,3 +361,83 @@ def test_a_conformance_branch_that_moved_is_reported_and_a_new_branch_is_news(
     # untracked work branches stay quiet; a branch nobody has seen is news
     assert [(r["kind"], r["name"]) for r in data["new_refs"]] == [("branch", "1.1-dev")]
     assert code == 1 and data["findings"] == 1
+
+
+# --- upstream text cannot steer the report (issue 26) --------------------------------------
+
+HOSTILE_TAG = "v1.2.0\n::error title=pwned::upstream wrote this\n```\n# injected\r\u2028x"
+
+
+def a_hostile_tag(up: LocalUpstream) -> None:
+    tags_url = Endpoints.tags(A2A)
+    tags = json.loads(up.mirrored(tags_url))
+    tags.append({"ref": f"refs/tags/{HOSTILE_TAG}", "object": {
+        "sha": NEW_COMMIT, "type": "commit",
+        "url": f"https://api.github.com/repos/{A2A}/git/commits/{NEW_COMMIT}"}})
+    up.put(tags_url, json.dumps(tags, indent=2) + "\n")
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "junit", "json"])
+def test_a_hostile_tag_name_stays_on_its_line_in_every_format(
+    kb_copy: Path, upstream: LocalUpstream, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    a_hostile_tag(upstream)
+    assert run(kb_copy, upstream, "watch", "--format", fmt) == 1
+    out = capsys.readouterr().out
+    if fmt == "json":  # JSON carries the name exactly, escaped by JSON itself
+        assert HOSTILE_TAG in {r["name"] for r in json.loads(out)["new_refs"]}
+        return
+    if fmt == "junit":
+        import xml.etree.ElementTree as ET
+
+        names = [case.get("name") for case in ET.fromstring(out).iter("testcase")]
+        assert any(n and n.startswith("v1.2.0") and "pwned" in n for n in names), names
+        return
+    lines = out.splitlines()
+    # The name is shown, escaped, on one line; nothing it holds begins a line of its own.
+    shown = "v1.2.0\\u000a::error title=pwned::upstream wrote this\\u000a```"
+    assert any(shown in line for line in lines), out
+    assert not [line for line in lines if line.startswith(("```", "# injected", "x"))], out
+    commands = [line for line in lines if line.startswith("::")]
+    if fmt == "text":
+        assert commands == [], commands
+    else:  # github: our annotations, then the report with command processing stopped
+        stop = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
+        token = lines[stop].split("::")[2]
+        assert lines[-1] == f"::{token}::" and len(token) >= 32
+        assert all(line.startswith(("::warning ", "::error ")) for line in lines[:stop]), lines[:stop]
+        assert "pwned" not in "".join(line.split("::", 2)[1] for line in lines[:stop])  # not in a property
+        assert not [line for line in lines[stop + 1:-1] if line.startswith("::")]
+
+
+def test_an_answer_over_the_size_cap_is_a_finding_not_an_outage(
+    kb_copy: Path, upstream: LocalUpstream, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tag list grown past the cap used to be "not consulted", and watch said "no
+    findings" (after which the workflow closed its issue)."""
+    from a2a_kb.sources.http import HttpPolicy
+
+    cap = HttpPolicy().max_bytes
+    tags = upstream.mirrored(Endpoints.tags(A2A)).decode()
+    upstream.put(Endpoints.tags(A2A), tags[:-2] + " " * (cap + 1) + tags[-2:])
+    code, data = watch_json(kb_copy, upstream, capsys)
+    assert code == 1, data
+    row = next(o for o in data["upstream"] if o["id"] == "github-tags")
+    assert row["status"] == "refused" and row["finding"], row
+    assert row["message"].startswith("upstream answered and was refused: body over the"), row
+    assert run(kb_copy, upstream, "watch") == 1
+    assert "github-tags: refused: upstream answered and was refused" in capsys.readouterr().out
+
+
+def test_a_mirror_file_over_the_size_cap_is_refused(tmp_path: Path) -> None:
+    from a2a_kb.sources.http import HttpPolicy
+    from a2a_kb.sources.upstream import Reader
+
+    url = Endpoints.tags(A2A)
+    mirror = tmp_path / "mirror"
+    path = mirror / "api.github.com" / "repos" / A2A / "git" / "refs" / "tags"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"[" + b" " * 2048 + b"]")
+    with Reader(Endpoints(), mirror=mirror, policy=HttpPolicy(max_bytes=1024)) as reader:
+        answer = reader.get(url)
+    assert answer.status == "refused" and "over the 1,024-byte size cap" in answer.reason, answer

@@ -68,3 +68,83 @@ def test_pull_requests_run_make_test_as_ci_does() -> None:
     assert any(s.get("run") == "bash kb/.ci/run" for s in job["steps"])
     ci = (ROOT / ".ci" / "run").read_text("utf-8")
     assert "chromium" in ci and "make test" in ci
+
+
+def test_every_action_is_pinned_by_commit() -> None:
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        for job in workflow(path.name)["jobs"].values():
+            for step in job.get("steps", []):
+                if "uses" in step:
+                    ref = step["uses"].rsplit("@", 1)[-1]
+                    assert len(ref) == 40 and all(c in "0123456789abcdef" for c in ref), \
+                        f"{path.name}: {step['uses']} is pinned by a tag, not a commit"
+
+
+# The watch job's two steps, run by bash as the runner runs them, with `a2a-kb` and `gh`
+# replaced by scripts: one prints a report given by the test, the other records its calls.
+FAKE_KB = """#!/bin/sh
+cat "$FAKE_REPORT"
+exit "$FAKE_CODE"
+"""
+FAKE_GH = """#!/bin/sh
+echo "$*" >> "$GH_CALLS"
+case "$*" in "issue list"*) echo "${OPEN_ISSUE:-}";; esac
+"""
+
+
+def _watch_job(tmp_path: Path, report: str, code: int, open_issue: str) -> tuple[str, list[str], str]:
+    """What the watch job printed, the gh calls it made, and the issue body it wrote."""
+    import os
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(parents=True)
+    for name, text in (("a2a-kb", FAKE_KB), ("gh", FAKE_GH)):
+        (bin_dir / name).write_text(text, "utf-8")
+        (bin_dir / name).chmod(0o755)
+    (tmp_path / "report").write_text(report, "utf-8")
+    steps = {s.get("name"): s for s in workflow("watch.yml")["jobs"]["watch"]["steps"]}
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "FAKE_REPORT": str(tmp_path / "report"),
+           "FAKE_CODE": str(code), "GH_CALLS": str(tmp_path / "gh-calls"), "OPEN_ISSUE": open_issue,
+           "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_REPOSITORY": "owner/kb",
+           "LABEL": "upstream-watch", "RUN_URL": "https://example.invalid/run"}
+    watch = subprocess.run(["bash", "-e", "-c", steps["Watch upstream"]["run"]], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=60, check=False)
+    outputs = dict(line.split("=", 1) for line in (tmp_path / "output").read_text().splitlines())
+    env |= {"CODE": outputs["code"], "CONSULTED": outputs["consulted"]}
+    issue = subprocess.run(["bash", "-e", "-c", steps["Open, update or close the watch issue"]["run"]],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert issue.returncode == 0, issue.stderr
+    calls = (tmp_path / "gh-calls").read_text().splitlines() if (tmp_path / "gh-calls").exists() else []
+    body = (tmp_path / "body.md").read_text("utf-8")
+    return watch.stdout + issue.stdout, calls, body
+
+
+def _github_report(items: list[str], *, unreachable: bool = False) -> str:
+    from a2a_kb.sources.watch import REPORTERS, Observed, WatchReport
+
+    report = WatchReport(upstream=[Observed("github-tags", "tag-list", "https://x.invalid", "unchanged")])
+    if unreachable:
+        report.upstream.append(Observed("dossier", "moving", "https://y.invalid", "unreachable",
+                                        message="timed out"))
+    for item in items:
+        report.upstream.append(Observed(item, "page", "https://z.invalid", "gone", message="404"))
+    return REPORTERS["github"](report) + "\n"
+
+
+def test_the_watch_job_shows_annotations_and_keeps_upstream_text_out_of_commands(tmp_path: Path) -> None:
+    hostile = "page\n```\n::error::pwned"
+    printed, calls, body = _watch_job(tmp_path, _github_report([hostile]), 1, "")
+    assert "::error title=watch gone::page\\u000a```\\u000a::error::pwned: 404" in printed  # annotation shown
+    assert any(c.startswith("issue create") for c in calls), calls
+    fence = body.split("\n")[2].removesuffix("text")
+    assert set(fence) == {"`"} and len(fence) > 3  # longer than the report's own backticks
+    inside = body.split(fence + "text\n", 1)[1].split("\n" + fence + "\n", 1)[0]
+    assert "page\\u000a```" in inside and "::stop-commands" not in inside
+
+
+def test_the_watch_job_closes_its_issue_only_after_a_run_that_consulted_every_source(tmp_path: Path) -> None:
+    _, calls, _ = _watch_job(tmp_path / "quiet", _github_report([]), 0, "7")
+    assert "issue close 7 --repo owner/kb" in calls, calls
+    printed, calls, _ = _watch_job(tmp_path / "partial", _github_report([], unreachable=True), 0, "7")
+    assert not any(c.startswith("issue close") for c in calls), calls
+    assert "stays open until a run consults them all" in printed

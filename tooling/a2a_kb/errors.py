@@ -61,11 +61,15 @@ class FetchError(KBError):
 
     exit_code = 1
 
-    def __init__(self, source_id: str, message: str, status: int | None = None) -> None:
+    def __init__(self, source_id: str, message: str, status: int | None = None, *,
+                 refused: bool = False) -> None:
         super().__init__(f"{source_id}: {message}")
         self.source_id = source_id
         self.reason = message
         self.status = status  # the HTTP status of the last answer, when there was one
+        # The server answered and the answer was refused (over the size cap, a redirect to
+        # another host): upstream said something, unlike a time-out or a refused connection.
+        self.refused = refused
 
 
 class ExtractError(KBError):

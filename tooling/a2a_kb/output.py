@@ -33,6 +33,18 @@ def terminal_safe(text: str) -> str:
     return _UNSAFE.sub(_escaped, text)
 
 
+_LINE_BREAKS = re.compile("[\t\n\r\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line of a report: terminal controls and every line break escaped.
+
+    A report that prints text from upstream (a tag name, a page's words) line by line must
+    not let that text start a line of its own: a line that reads ``::error …`` is a command
+    to a CI runner, and one that reads ```` ``` ```` closes a Markdown fence."""
+    return _LINE_BREAKS.sub(_escaped, terminal_safe(text))
+
+
 def generated_at() -> str:
     """Now in UTC, or $SOURCE_DATE_EPOCH when set, so builds can be reproduced."""
     import datetime as dt  # here: the warm path of `a2a-kb query` never asks the time

@@ -97,12 +97,13 @@ class _Failure(Exception):
     """Why one attempt failed, and whether another attempt might succeed."""
 
     def __init__(self, reason: str, *, retry: bool, retry_after: float | None = None,
-                 status: int | None = None) -> None:
+                 status: int | None = None, refused: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry = retry
         self.retry_after = retry_after
         self.status = status
+        self.refused = refused  # an answer came, and the policy would not take it
 
 
 def new_session(policy: HttpPolicy) -> requests.Session:
@@ -211,7 +212,7 @@ class HttpClient:
             except _Failure as failure:
                 if not failure.retry or tries >= self.policy.attempts:
                     raise FetchError(url, _with_tries(failure.reason, tries),
-                                     failure.status) from failure
+                                     failure.status, refused=failure.refused) from failure
                 wait = self._wait_before(tries + 1, failure)
                 if wait is None:
                     assert failure.retry_after is not None
@@ -302,7 +303,7 @@ class HttpClient:
         announced = _content_length(response)
         if announced is not None and announced > cap:
             raise _Failure(f"body over the {_size(cap)} size cap ({announced} bytes announced)",
-                           retry=False)
+                           retry=False, refused=True)
         raw = response.raw
         pieces: list[bytes] = []
         kept = 0
@@ -326,7 +327,7 @@ class HttpClient:
                 break
             kept += len(piece)
             if kept > cap:
-                raise _Failure(f"body over the {_size(cap)} size cap", retry=False)
+                raise _Failure(f"body over the {_size(cap)} size cap", retry=False, refused=True)
             pieces.append(piece)
         if announced is not None and raw.tell() != announced:
             raise _Failure(_cut_short(raw.tell(), announced), retry=True)
@@ -389,14 +390,15 @@ def _redirect_target(
         raise _Failure(f"{_status_text(response.status_code)} without a Location", retry=False)
     target = urljoin(current, location)
     if urlsplit(target).hostname != urlsplit(current).hostname:
-        raise _Failure(f"redirected to another host ({_host_of(target)}) — refused", retry=False)
+        raise _Failure(f"redirected to another host ({_host_of(target)}) — refused",
+                       retry=False, refused=True)
     if _host_of(target) != _host_of(current):
         raise _Failure(f"redirected to another port ({_host_of(target)}) — refused",
-                       retry=False)
+                       retry=False, refused=True)
     if target in visited:
-        raise _Failure(f"redirect loop: {' → '.join([*visited, target])}", retry=False)
+        raise _Failure(f"redirect loop: {' → '.join([*visited, target])}", retry=False, refused=True)
     if len(visited) > max_redirects:
-        raise _Failure(f"more than {max_redirects} redirects (last to {target})", retry=False)
+        raise _Failure(f"more than {max_redirects} redirects (last to {target})", retry=False, refused=True)
     return target
 
 

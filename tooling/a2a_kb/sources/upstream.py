@@ -44,7 +44,10 @@ ENDPOINTS: dict[str, str] = {
 PAGES = "pages"  # not an endpoint of its own: every other https URL, mirror-style
 GONE_STATUSES = frozenset({404, 410})
 
-Status = Literal["ok", "gone", "unreachable"]
+# "refused": upstream answered, and the answer was refused (over the size cap, a redirect
+# to another host). Unlike "unreachable" it says something about upstream: watch reports it.
+Status = Literal["ok", "gone", "unreachable", "refused"]
+REFUSED = "upstream answered and was refused: "
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,8 @@ class Reader:
         try:
             download = self._client.get(target)
         except FetchError as e:
+            if e.refused:
+                return Answer(url, "refused", reason=REFUSED + e.reason, read_from=target)
             status: Status = "gone" if e.status in GONE_STATUSES else "unreachable"
             return Answer(url, status, reason=e.reason, read_from=target)
         return Answer(url, "ok", download.body, read_from=target)
@@ -227,8 +232,9 @@ class Reader:
         try:
             size = path.stat().st_size
             if size > self.policy.max_bytes:
-                return Answer(url, "unreachable", reason=f"{path} is over the size cap",
-                              read_from=str(path))
+                return Answer(url, "refused", read_from=str(path), reason=(
+                    f"{REFUSED}{path} is {size:,} bytes, over the {self.policy.max_bytes:,}-byte "
+                    "size cap"))
             return Answer(url, "ok", path.read_bytes(), read_from=str(path))
         except FileNotFoundError:
             if self._mirrors_tree_of(url):

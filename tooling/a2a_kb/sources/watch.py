@@ -34,6 +34,7 @@ from typing import Any
 
 from ..diagnostics import Mark
 from ..errors import ConfigurationError
+from ..output import one_line
 from ..records.kb import KnowledgeBase, normalize_version
 from ..records.model import Claim, Source, Upstream
 from .cache import sha256_of
@@ -41,7 +42,10 @@ from .fetch import TerminalProgress
 from .upstream import Answer, Endpoints, Reader, Snapshot, heads_url, ref_facts, snapshots
 
 SCHEMA_VERSION = 1
-FINDING_STATUSES = frozenset({"changed", "gone", "new", "quote-gone", "numbers-changed"})
+# "refused": upstream answered with something the policy would not take (over the size
+# cap, a redirect elsewhere). It is a finding, never an outage: a tag list grown past the cap
+# must not pass for a quiet day.
+FINDING_STATUSES = frozenset({"changed", "gone", "new", "quote-gone", "numbers-changed", "refused"})
 
 
 @dataclass
@@ -63,7 +67,7 @@ class Observed:
         if strict and self.status == "unreachable":
             return True
         if self.kind == "registry":  # its new releases are the findings (new_refs)
-            return self.status == "gone"
+            return self.status in ("gone", "refused")
         return self.status in FINDING_STATUSES
 
     def as_json(self, strict: bool = False) -> dict[str, Any]:
@@ -287,8 +291,7 @@ class _Run:
         if not answer.ok:
             for branch in repo.branches:
                 self.report.upstream.append(Observed(
-                    f"{repo.repository}@{branch.name}", "branch", answer.url, "unreachable"
-                    if answer.status == "unreachable" else "gone",
+                    f"{repo.repository}@{branch.name}", "branch", answer.url, answer.status,
                     message=answer.reason, mark=branch.mark))
             return
         live = {str(f.subject): str(f.value) for f in ref_facts(answer.body)
@@ -418,8 +421,8 @@ class _Run:
                     continue  # a tracked file this branch never had
                 file_row.status = "gone"
                 file_row.message = f"{path} is no longer on {snap.branch.name}"
-            else:
-                file_row.status, file_row.message = "unreachable", answer.reason
+            else:  # unreachable, or refused
+                file_row.status, file_row.message = answer.status, answer.reason
             changed += file_row.status in FINDING_STATUSES
             self.report.upstream.append(file_row)
         row.message = (f"moved {snap.commit[:7]} → {head[:7]}; "
@@ -534,11 +537,12 @@ def _is_number(token: str) -> bool:
 
 
 def _sections(report: WatchReport) -> list[tuple[str, list[str]]]:
+    """The text report's sections; every item is one line, whatever upstream put in it."""
     strict = report.strict
     findings = [o for o in report.upstream if o.finding(strict)]
     moved = [o for o in report.upstream if o.status == "moved"]
     unreachable = [o for o in report.upstream if o.status == "unreachable" and not strict]
-    return [
+    sections = [
         ("new tags, branches and releases", [r.line() for r in report.new_refs]),
         ("changed upstream", [f"{o.id}: {o.status}: {o.message}" for o in findings]),
         ("claims whose verdict would flip", [f.line() for f in report.flips]),
@@ -547,6 +551,7 @@ def _sections(report: WatchReport) -> list[tuple[str, list[str]]]:
         ("not consulted (unreachable; not findings without --strict)",
          [f"{o.id}: {o.message}" for o in unreachable]),
     ]
+    return [(title, [one_line(item) for item in items]) for title, items in sections]
 
 
 def format_text(report: WatchReport) -> str:
@@ -555,7 +560,7 @@ def format_text(report: WatchReport) -> str:
         if items:
             lines.append(f"{title}:")
             lines += [f"  {item}" for item in items]
-    lines += report.notes
+    lines += [one_line(note) for note in report.notes]
     counts = ", ".join(f"{n} {status}" for status, n in report.counts.items())
     lines.append(f"{len(report.upstream)} upstream items ({counts}) in {report.seconds:.1f}s: "
                  + (f"{report.findings} finding(s)" if report.findings else "no findings"))
@@ -563,21 +568,34 @@ def format_text(report: WatchReport) -> str:
 
 
 def _github(report: WatchReport) -> str:
-    def esc(s: str) -> str:
+    """Workflow commands for each finding, then the text report with command processing
+    stopped around it, so that no line of it, whatever upstream wrote, is read as one."""
+    import secrets
+
+    def esc(s: str) -> str:  # a command's message
         return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
+    def prop(s: str) -> str:  # a command's property value
+        return esc(s).replace(":", "%3A").replace(",", "%2C")
+
     def at(mark: Mark | None) -> str:
-        return f" file={mark.path},line={mark.line},col={mark.column}," if mark else " "
+        if not mark:
+            return " "
+        return f" file={prop(mark.path)},line={mark.line},col={mark.column},"
 
     out = []
     for ref in report.new_refs:
-        out.append(f"::warning{at(ref.mark)}title=watch new {ref.kind}::{esc(ref.line())}")
+        out.append(f"::warning{at(ref.mark)}title={prop('watch new ' + ref.kind)}::"
+                   f"{esc(one_line(ref.line()))}")
     for o in report.upstream:
         if o.finding(report.strict):
-            out.append(f"::error{at(o.mark)}title=watch {o.status}::{esc(f'{o.id}: {o.message}')}")
+            out.append(f"::error{at(o.mark)}title={prop('watch ' + o.status)}::"
+                       f"{esc(one_line(f'{o.id}: {o.message}'))}")
     for flip in report.flips:
-        out.append(f"::error{at(flip.mark)}title=watch verdict would flip::{esc(flip.line())}")
-    return "\n".join([*out, format_text(report).rstrip("\n")])
+        out.append(f"::error{at(flip.mark)}title=watch verdict would flip::{esc(one_line(flip.line()))}")
+    token = secrets.token_hex(16)
+    return "\n".join([*out, f"::stop-commands::{token}", format_text(report).rstrip("\n"),
+                      f"::{token}::"])
 
 
 def _junit(report: WatchReport) -> str:

@@ -138,3 +138,78 @@ def test_a_relative_mirror_path_works(fixture_kb: Path) -> None:
                           cwd=fixture_kb, env={**os.environ, "A2A_KB_MIRROR": relative}, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "internal error" not in done.stderr
+
+
+# --- derived files rewritten whole, their seal recomputed (issue 26) ---------------------------
+
+
+def _rewrite_with_a_fresh_digest(path: Path, old: bytes, new: bytes) -> bool:
+    """Change ``old`` to ``new`` in the derived file at ``path`` as a tool that knows the
+    format would: the payload edited and its sha256 seal line written again (a raw file, as
+    descriptors were, is edited in place). True when the file held ``old``."""
+    import hashlib
+
+    data = path.read_bytes()
+    head, newline, payload = data.partition(b"\n")
+    sealed = head.startswith(b"a2a-kb-sealed-") and newline
+    body = payload if sealed else data
+    if old not in body:
+        return False
+    body = body.replace(old, new)
+    if sealed:
+        tag = head.split(b" ", 1)[0]
+        body = tag + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    path.write_bytes(body)
+    return True
+
+
+def test_a_facts_file_rewritten_with_its_seal_recomputed_is_not_believed(
+        real_copy: tuple[Path, dict[str, str]]) -> None:
+    root, env = real_copy
+    before = _kb(root, "states", "--version", "1.0.0", "--format", "json", env=env)
+    assert before.returncode == 0, before.stderr
+    facts = Path(env["A2A_KB_CACHE"]) / "facts"
+    rewritten = [p for p in sorted(facts.glob("*.json"))
+                 if _rewrite_with_a_fresh_digest(p, b"TASK_STATE_COMPLETED", b"TASK_STATE_COMPLETEX")]
+    assert rewritten
+    after = _kb(root, "states", "--version", "1.0.0", "--format", "json", env=env)
+    assert after.stdout == before.stdout and "COMPLETEX" not in after.stdout
+
+
+def test_a_compiled_descriptor_with_a_renamed_value_invents_no_change(
+        real_copy: tuple[Path, dict[str, str]]) -> None:
+    """A renamed enum value in a cached descriptor used to come out of `diff` as a
+    `state-renamed` change (exit 0), and `fetch --offline` said nothing of it."""
+    root, env = real_copy
+    before = _kb(root, "diff", "0.3.0", "1.0.0", "--format", "json", env=env)
+    assert before.returncode == 0, before.stderr
+    cache = Path(env["A2A_KB_CACHE"])
+    shutil.rmtree(cache / "diff")  # what the diff read from each proto: it must read them again
+    descriptors = sorted((cache / "descriptors").iterdir())
+    rewritten = [p for p in descriptors
+                 if _rewrite_with_a_fresh_digest(p, b"TASK_STATE_CANCELED", b"TASK_STATE_CANCELES")]
+    assert rewritten, descriptors
+    after = _kb(root, "diff", "0.3.0", "1.0.0", "--format", "json", env=env)
+    assert after.returncode == 0, after.stderr
+    strip = lambda text: json.loads(text) | {"generated_at": None}  # noqa: E731
+    assert strip(after.stdout) == strip(before.stdout)
+    assert "CANCELES" not in after.stdout
+    # Damaged again, fetch --offline names each one it removes.
+    for path in rewritten:
+        _rewrite_with_a_fresh_digest(path, b"TASK_STATE_CANCELED", b"TASK_STATE_CANCELES")
+    done = _kb(root, "fetch", "--offline", "--format", "json", env=env)
+    named = "\n".join(json.loads(done.stdout).get("derived_removed", []))
+    for path in rewritten:
+        assert path.name in named and "compiled descriptor" in named, named
+
+
+def test_derived_data_from_another_key_is_not_believed(real_copy: tuple[Path, dict[str, str]],
+                                                       tmp_path: Path) -> None:
+    """A cache restored from another machine (another key) is derived again, whole."""
+    root, env = real_copy
+    assert _kb(root, "states", "--version", "1.0.0", env=env).returncode == 0
+    other = {**env, "A2A_KB_SEAL_KEY": str(tmp_path / "another.key")}
+    done = _kb(root, "fetch", "--offline", "--format", "json", env=other)
+    removed = json.loads(done.stdout).get("derived_removed", [])
+    assert any("facts" in line for line in removed), removed
+    assert (tmp_path / "another.key").stat().st_mode & 0o777 == 0o600

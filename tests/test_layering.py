@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tooling" / "a2a_kb"
-TOP = {"errors", "diagnostics", "layout", "project", "output", "facts", "commit", "schemas", "a2a_kb"}
+TOP = {"errors", "diagnostics", "layout", "project", "output", "facts", "commit", "seal", "schemas",
+       "a2a_kb"}
 
 # stage → the stages (or single modules) it may import, besides itself and the top level.
 ALLOWED: dict[str, set[str]] = {

@@ -1,9 +1,11 @@
 """The data derived from the cache and the records, checked against what it was made from.
 
-Four stores hold derived data: the facts of each fetched copy (``<cache>/facts/``), what
-the diff reads from each .proto and JSON schema (``<cache>/diff/``), the query index
-(``<cache>/query-index.jsonl``) and the site's page reuse records (``.cache/site-pages/``).
-Each is written sealed or checksummed and is believed only while it matches; this sweep,
+Five stores hold derived data: the facts of each fetched copy (``<cache>/facts/``), the
+descriptors protoc compiled from each .proto (``<cache>/descriptors/``), what the diff reads
+from each .proto and JSON schema (``<cache>/diff/``), the query index
+(``<cache>/query-index.jsonl``) and the site's page reuse records, its search index among
+them (``.cache/site-pages/``). Each is sealed with this machine's key (:mod:`a2a_kb.seal`)
+and is believed only while the seal matches; this sweep,
 run by ``a2a-kb fetch`` (``--offline`` included), finds the damaged ones, removes them so
 that they are rebuilt from their inputs when next needed, and says which, so that damage is
 reported rather than silently absorbed.
@@ -33,6 +35,11 @@ def sweep(project: Project) -> list[str]:
         for path in sweep_damaged(sorted(kept.glob("*.json"))):
             removed.append(f"{project.relative(path)}: what the diff read from a source does not "
                            "match its seal; removed, it is read again when next needed")
+    descriptors = project.cache_dir / "descriptors"  # knowledge.diff.descriptors.DESCRIPTORS
+    if descriptors.is_dir():
+        for path in sweep_damaged(sorted(p for p in descriptors.iterdir() if not p.name.startswith("."))):
+            removed.append(f"{project.relative(path)}: a compiled descriptor does not match its seal; "
+                           "removed, protoc compiles the .proto again when next needed")
     problem = verify_index(project.cache_dir / INDEX_NAME)
     if problem:
         removed.append(f"{project.relative(project.cache_dir / INDEX_NAME)}: {problem}; removed, the "

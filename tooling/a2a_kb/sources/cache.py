@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -31,6 +32,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from ..seal import mac
 
 INDEX_VERSION = 1
 
@@ -81,24 +84,27 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-# The first line of a sealed file: this tag, then the sha256 of everything after the line.
-SEAL_TAG = b"a2a-kb-sealed-v1"
+# The first line of a sealed file: this tag, then the keyed MAC of everything after the line
+# (a2a_kb.seal: a plain sha256 could be recomputed by whatever rewrote the file).
+SEAL_TAG = b"a2a-kb-sealed-v2"
 _SEAL_LINE = len(SEAL_TAG) + 1 + 64 + 1
 
 
 def sealed(payload: bytes) -> bytes:
-    """``payload`` behind a first line that carries its sha256."""
-    return SEAL_TAG + b" " + sha256_of(payload).encode("ascii") + b"\n" + payload
+    """``payload`` behind a first line that carries its keyed seal."""
+    return SEAL_TAG + b" " + mac(payload).encode("ascii") + b"\n" + payload
 
 
 def unsealed(data: bytes) -> bytes | None:
-    """The payload of sealed ``data``, or None when the seal is missing or does not match."""
+    """The payload of sealed ``data``, or None when the seal is missing or does not match
+    (written by another machine or tool, damaged, or of the old unkeyed kind)."""
     if len(data) < _SEAL_LINE or not data.startswith(SEAL_TAG + b" "):
         return None
     if data[_SEAL_LINE - 1:_SEAL_LINE] != b"\n":
         return None
     payload = data[_SEAL_LINE:]
-    return payload if sha256_of(payload).encode("ascii") == data[len(SEAL_TAG) + 1:_SEAL_LINE - 1] else None
+    return payload if hmac.compare_digest(mac(payload).encode("ascii"),
+                                          data[len(SEAL_TAG) + 1:_SEAL_LINE - 1]) else None
 
 
 def write_sealed(path: Path, payload: bytes) -> None:

@@ -11,6 +11,7 @@ nor protobuf's runtime.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from typing import Any
 
 from ...errors import ConfigurationError, ExtractError
 from ...records.model import Source
-from ...sources.cache import atomic_write, sha256_of
+from ...sources.cache import read_sealed, sha256_of, write_sealed
 from .kept import kept
 
 Lines = tuple[int, int]
@@ -156,17 +157,25 @@ def protoc_version() -> str:
     return str(VERSION)
 
 
+DESCRIPTORS = "descriptors"  # under the cache; knowledge.derived sweeps it
+
+
 def compile_proto(source: Source, text: str, cache_root: Path) -> bytes:
     """The serialized FileDescriptorSet of ``text`` (the source's .proto), from the cache
-    when this text was compiled before."""
+    when this text was compiled before.
+
+    Kept by the text's sha256 and protoc's version, and sealed with this machine's key
+    (:mod:`a2a_kb.seal`): a descriptor that was edited, or written by anything but this
+    function here, is not believed but compiled again (a renamed enum value in a cached
+    descriptor used to become a change the diff reported and the site published)."""
     digest = sha256_of(text.encode("utf-8"))
-    cached = cache_root / "descriptors" / f"{digest}.protoc-{protoc_version()}.binpb"
-    if cached.is_file():
-        data = cached.read_bytes()
-        if _readable(data):
-            return data
+    cached = cache_root / DESCRIPTORS / f"{digest}.protoc-{protoc_version()}.binpb.sealed"
+    data = read_sealed(cached)
+    if data is not None and _readable(data):
+        return data
     data = _protoc(source, text)
-    atomic_write(cached, data)
+    with contextlib.suppress(OSError):  # a cache that cannot be written costs time, not correctness
+        write_sealed(cached, data)
     return data
 
 

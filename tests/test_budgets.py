@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from a2a_kb.diagnostics import MAX_SHOWN
 from a2a_kb.records import yamldoc
 from conftest import MIRROR, record_reliability
 
@@ -48,6 +49,11 @@ def _claims_text(size: int, prefix: str = "bulk") -> str:
         n += 1
 
 
+def _empty_records(values: int) -> str:
+    """A claims file of ``values`` empty mappings (a sequence of them is one value more)."""
+    return "claims:\n" + "  - {}\n" * values
+
+
 def _nested_lists(size: int) -> str:
     line = "  - [[[]], [[]], [[]], [[]], [[]], [[]], [[]], [[]], [[]], [[]]]\n"
     return "claims:\n" + line * ((size - 8) // len(line))
@@ -61,6 +67,7 @@ class Case:
     expect_exit: tuple[int, ...]
     expect_text: str  # what the output must say (a rule, a message)
     needs_sources: bool = False
+    max_lines: int | None = None  # the most lines the output may have
 
 
 def _write(name: str, text: str) -> Callable[[Path], None]:
@@ -103,6 +110,16 @@ CASES = [
          '"id": "pattern-claim"', needs_sources=True),
     Case("a 120 KB command-line argument", lambda root: None, ["query", "--text", "y" * 120_000], (2,),
          "120,000 characters"),
+    # Empty records, each missing every required field: five diagnostics per seven bytes
+    # (issue 26: 600 KB gave a million lines of output, 17.7 s and 515 MB). A file stops at
+    # its hundredth problem and a run prints at most a thousand.
+    Case("empty claims at the limit of values in one file", _write("empty.yaml", _empty_records(
+        yamldoc.MAX_NODES - 1000)), ["validate"], (1,), "error[too-many-problems]", max_lines=MAX_SHOWN + 5),
+    Case("empty claims in 24 files of 100 KB", _many({f"empty-{i:02}.yaml": _empty_records(14_000)
+                                                      for i in range(24)}),
+         ["validate"], (1,), "more problem(s) not shown", max_lines=MAX_SHOWN + 5),
+    Case("empty claims, as JSON", _write("empty.yaml", _empty_records(200_000)),
+         ["validate", "--format", "json"], (1,), '"problems_not_shown"', max_lines=12 * (MAX_SHOWN + 5)),
 ]
 
 
@@ -165,6 +182,10 @@ def test_hostile_input_stays_within_budget(case: Case, fixture_kb: Path) -> None
     assert "Traceback" not in found.output and "internal error" not in found.output, found.output[-2000:]
     assert found.code in case.expect_exit, f"exit {found.code}: {found.output[-2000:]}"
     assert case.expect_text in found.output, found.output[-2000:]
+    if case.max_lines is not None:
+        lines = found.output.count("\n")
+        FIGURES[case.name] += f", {lines:,} lines"
+        assert lines <= case.max_lines, f"{lines:,} lines of output"
     assert found.seconds <= BUDGET_SECONDS, f"{found.seconds:.1f} s"
     assert found.megabytes <= BUDGET_MB, f"{found.megabytes:.0f} MB"
     FAILED.remove(case.name)

@@ -36,13 +36,16 @@ def _kb(args: argparse.Namespace, *, fail_on_errors: bool = True,  # type: ignor
         kinds: Sequence[str] | None = None):
     """Load and validate (the records of ``kinds`` only, when given); print diagnostics and
     stop (exit 1) when those records are broken."""
-    from .diagnostics import errors
+    from .diagnostics import errors, not_shown, shown
     from .records.validate import validate
 
     kb = validate(_project(args)) if kinds is None else validate(_project(args), kinds=kinds)
     if fail_on_errors and errors(kb.problems):
-        for d in kb.problems:
+        printed, left_out = shown(kb.problems)
+        for d in printed:
             _say(d.format())
+        if left_out:
+            _say(not_shown(left_out))
         _say(f"{len(errors(kb.problems))} error(s) in the records; run `a2a-kb validate`")
         raise SystemExit(EXIT_FINDINGS)
     return kb
@@ -71,18 +74,19 @@ def _say(text: str) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .diagnostics import errors, sort_key
+    from .diagnostics import errors, not_shown, shown
     from .output import dumps, envelope
     from .records.validate import validate
 
     kb = validate(_project(args))
-    problems = sorted(kb.problems, key=sort_key)
+    problems, left_out = shown(kb.problems)
     if args.format == "json":
         _emit(
             dumps(
                 envelope(
                     {
                         "problems": [d.as_json() for d in problems],
+                        "problems_not_shown": left_out,
                         "counts": {
                             "claims": len(kb.claims),
                             "sources": len(kb.sources),
@@ -96,17 +100,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
     else:
         for d in problems:
             _emit(d.format())
-        n_err = len(errors(problems))
+        if left_out:
+            _emit(not_shown(left_out))
+        n_err = len(errors(kb.problems))
         _say(
             f"{len(kb.claims)} claims, {len(kb.sources)} sources, {len(kb.conflicts)} conflicts, "
             f"{len(kb.versions)} versions: "
             + (
-                f"{n_err} error(s), {len(problems) - n_err} warning(s)"
-                if problems
+                f"{n_err} error(s), {len(kb.problems) - n_err} warning(s)"
+                if kb.problems
                 else "no problems"
             )
         )
-    return EXIT_FINDINGS if errors(problems) else EXIT_OK
+    return EXIT_FINDINGS if errors(kb.problems) else EXIT_OK
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

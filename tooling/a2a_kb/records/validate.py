@@ -20,7 +20,7 @@ import functools
 from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import MAX_PER_FILE, Diagnostic, too_many
 from ..project import Project
 from ..schemas import KINDS, schema
 from ..sources.cache import Cache
@@ -110,6 +110,8 @@ def validate(project: Project, loaded: LoadResult | None = None,
     kb = KnowledgeBase(project=project)
     kb.problems += loaded.problems
     valid: dict[str, list[RawRecord]] = {kind: [] for kind in KINDS}
+    per_file: dict[str, int] = {}  # schema problems so far, by file
+    unchecked: dict[str, int] = {}  # records left unchecked once a file reached the cap
     for kind in (k for k in KINDS if k in kinds):
         accepts = quick_check(kind)
         for record in loaded.records[kind]:
@@ -118,10 +120,16 @@ def validate(project: Project, loaded: LoadResult | None = None,
             if accepts is not None and accepts(record.data):
                 valid[kind].append(record)
                 continue
+            path = record.doc.path
+            if per_file.get(path, 0) >= MAX_PER_FILE:
+                unchecked[path] = unchecked.get(path, 0) + 1  # left out, as a broken record is
+                continue
             found = list(_schema_problems(record, validator(kind)))
             kb.problems += found
+            per_file[path] = per_file.get(path, 0) + len(found)
             if not found:
                 valid[kind].append(record)
+    kb.problems += [too_many(path, per_file[path], n) for path, n in unchecked.items()]
     _build(kb, valid)
     today = dt.date.fromisoformat(project.today) if project.today else dt.date.today()
     ctx = Context(project, loaded, kb, today, functools.partial(_dossier_text, project, kb))

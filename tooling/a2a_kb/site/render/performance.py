@@ -21,18 +21,24 @@ class RatioRow:
     target: str
     met: bool
     detail: str
+    measured: str = ""  # the row's own date (a partial run keeps the others' dates)
 
 
 def _amount(value: Any, unit: str) -> str:
     if not isinstance(value, int | float) or isinstance(value, bool):
         return ""
+    if unit == "score":
+        return f"{value:g}"
     return f"{value:.0f} MB" if unit == "MB" else f"{value:.2f}×"
 
 
-def _target(value: Any, unit: str) -> str:
+def _target(value: Any, unit: str, at_least: bool = False) -> str:
     if not isinstance(value, int | float) or isinstance(value, bool):
         return str(value or "")
-    return f"≤ {value:.0f} MB" if unit == "MB" else f"≤ {value:g}×"
+    sign = "≥" if at_least else "≤"
+    if unit == "score":
+        return f"{sign} {value:g}"
+    return f"{sign} {value:.0f} MB" if unit == "MB" else f"{sign} {value:g}×"
 
 
 def _machine(machine: dict[str, Any]) -> list[tuple[str, str]]:
@@ -52,9 +58,12 @@ def page(data: SiteData, use_directory_urls: bool = True) -> str:
     rows = []
     for i, row in enumerate(bench.rows if bench else [], 1):
         unit = str(row.get("unit") or "×")
-        rows.append(RatioRow(i, str(row["name"]), _amount(row.get("ratio"), unit),
-                             _target(row.get("target"), unit), row.get("met") is True,
-                             str(row.get("detail") or "")))
+        number = row.get("number")
+        rows.append(RatioRow(number if isinstance(number, int) and not isinstance(number, bool) else i,
+                             str(row["name"]), _amount(row.get("ratio"), unit),
+                             _target(row.get("target"), unit, row.get("at_least") is True),
+                             row.get("met") is True, str(row.get("detail") or ""),
+                             str(row.get("measured") or "")[:10]))
     return render("site/performance.md.j2", bench=bench, rows=rows,
                   machine=_machine(bench.machine) if bench else [],
                   met=sum(r.met for r in rows), file=str(BENCH_RESULTS), link=link, paths=paths)

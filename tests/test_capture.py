@@ -76,7 +76,8 @@ def test_check_passes_on_every_sdk_build_against_the_committed_transcripts(
     assert [run.sdk_version for run in report.runs] == ["1.3.0", "0.3.26", "1.3.0"]
     assert len(report.outcomes) == SCENARIO_COUNT * len(BUILD_KEYS)
     assert {o.status for o in report.outcomes} == {"unchanged"}
-    assert report.seconds < 90, f"the capture run took {report.seconds:.1f} s"
+    # A hang guard, not a timing (about 25 s on a quiet two-core machine): timings are no gate.
+    assert report.seconds < 300, f"the capture run took {report.seconds:.1f} s"
     assert _committed() == before
 
 

@@ -53,7 +53,7 @@ def test_the_input_required_variant_changes_the_stream_closing_claims(
 
     written = {o.name for o in report.outcomes if o.status == "written"}
     assert written == {f"{MAIN}/{name}" for name in INPUT_REQUIRED}, report.format_text()
-    assert report.seconds < 20, f"the capture run took {report.seconds:.1f} s"
+    assert report.seconds < 120, f"the capture run took {report.seconds:.1f} s"  # a hang guard
 
     code = main(["--root", str(root), "check", "--format", "json"])
     output = json.loads(capsys.readouterr().out)

@@ -414,8 +414,10 @@ def test_a_hundred_slow_sources_are_fetched_concurrently(
     elapsed = time.monotonic() - started
     assert report.ok and report.counts["fetched"] == count
     serial = count * delay
-    assert elapsed <= 0.25 * serial, f"{elapsed:.2f}s is over a quarter of {serial:.0f}s"
-    assert 2 <= in_flight[1] <= concurrency
+    # What concurrency is: many requests in flight at once, never more than allowed. The time
+    # it saves is a timing (bench row 6); here only a run as slow as one at a time fails.
+    assert concurrency // 2 <= in_flight[1] <= concurrency, in_flight
+    assert elapsed < serial, f"{elapsed:.2f}s: as slow as one request at a time ({serial:.0f}s)"
     assert len(cache.entries()) == count
     assert_cache_sound(cache, {})
 

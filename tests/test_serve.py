@@ -178,9 +178,10 @@ def test_an_edited_claim_is_on_its_page_before_the_full_build(env: dict[str, str
     the file (the page stays, the log says where), and a quick second edit that supersedes a
     running full build.
 
-    Each edit must be on its page within a second (issue 15), which only the quick step can
-    do: a full build takes over ten. The median is held to it (0.60 s measured on a two-core
-    machine) and the slowest edit to two seconds."""
+    Each edit must be on its page before the full build behind it is published, which only
+    the quick step can do: that is what is held here, an order of events that no load on the
+    machine changes. How long it took is a timing (0.60 s median measured on a two-core
+    machine to itself, issue 15's goal is one second): printed, never a gate (issue 26)."""
     project = tmp_path / "kb"
     project.mkdir()
     for name in ("claims", "sources", "content", "captures"):
@@ -204,12 +205,13 @@ def test_an_edited_claim_is_on_its_page_before_the_full_build(env: dict[str, str
             claims.write_text(original.replace(words, f"describe a task as {marker}"), encoding="utf-8")
             seconds = _seen(port, page, marker, timeout=30)
             assert seconds is not None, "\n".join(log.lines[-30:])
+            published = [line for line in log.lines[at + 1:] if "full build published" in line]
+            assert not published, f"edit {i} reached its page only with the full build: {published}"
             latencies.append(seconds)
             at = log.wait_for("quick step", after=at + 1)
             at = log.wait_for("full build published", after=at)
         print(f"edit to page: median {statistics.median(latencies):.2f} s, "
               f"max {max(latencies):.2f} s over {len(latencies)} edits")
-        assert statistics.median(latencies) < 1.0 and max(latencies) < 2.0, latencies
 
         # A broken file: the page keeps the last good text, the log says where.
         claims.write_text(original.replace("    statement: >-\n", "    statement: >- oops\n", 1),

@@ -82,9 +82,11 @@ def test_the_real_site_builds_within_its_cpu_budget(built_site: Path) -> None:
     runs in parallel, so wall time would measure the neighbours). The budget is a guard
     against a build that got twice as slow, not a benchmark (bench row 7 is): the same build
     costs 11 s of CPU alone on one two-core host, 17 s on another, and up to 25 s there
-    beside three other workers sharing its cores."""
+    beside three other workers sharing its cores; another build beside make test adds more
+    (a contended core does less per CPU second). So the guard is at four times the quiet
+    figure: it catches a build that went quadratic, and no busy afternoon fails it."""
     elapsed = shared_answer(built_site.parent)["cpu_seconds"]
-    assert elapsed < 35, f"the real site took {elapsed:.1f} s of CPU to build; the budget is 35 s"
+    assert elapsed < 70, f"the real site took {elapsed:.1f} s of CPU to build; the guard is 70 s"
 
 
 # --- escaping -------------------------------------------------------------------------------

@@ -51,7 +51,15 @@ def registered_suite_files() -> frozenset[tuple[str, str]]:
     return frozenset((f"tck-{s['branch']}", s["path"]) for s in listed if s["kind"] == "test-suite")
 
 
+# The repositories whose files sources/ registers: the specification and its conformance suite.
+# The mirror also holds the six SDKs' lifecycle files (since 2026-12-05), under refs that
+# look like the specification's own (v0.2.6 is a2a-python's tag too); no source names them yet.
+REGISTERED_REPOSITORIES = ("/a2aproject/A2A/", "/a2aproject/a2a-tck/")
+
+
 def kind_of(row: dict[str, str]) -> str | None:
+    if "github" in row["url"] and not any(r in row["url"] for r in REGISTERED_REPOSITORIES):
+        return None
     if row["ref"] == "dossier":
         return None  # the research dossier is read by the validator, not by an extractor
     if row["ref"].startswith("tck-"):

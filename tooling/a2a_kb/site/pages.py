@@ -134,7 +134,7 @@ FAMILIES: dict[str, Family] = {
         "claims.statement@shown", "facts", "transcripts")),
     "reliability": Family(_page(paths.RELIABILITY, reliability.page), ("reliability",)),
     "performance": Family(_page(paths.PERFORMANCE, performance.page), ("benchmark",)),
-    "site-quality": Family(_page(paths.SITE_QUALITY, site_quality.page), ("site_quality",)),
+    "site-quality": Family(_page(paths.SITE_QUALITY, site_quality.page), ("site_quality", "benchmark")),
 }
 
 

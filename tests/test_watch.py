@@ -66,13 +66,18 @@ def findings(data: dict[str, Any]) -> set[tuple[str, str]]:
 # --- the scripted changes -----------------------------------------------------------------
 
 
-def new_tag_with_a_tenth_state(up: LocalUpstream) -> None:
+def a_tag_in_the_list(up: LocalUpstream, tag: str) -> None:
+    """The tag list upstream with one more tag, on NEW_COMMIT."""
     tags_url = Endpoints.tags(A2A)
     tags = json.loads(up.mirrored(tags_url))
-    tags.append({"ref": f"refs/tags/{NEW_TAG}", "object": {
+    tags.append({"ref": f"refs/tags/{tag}", "object": {
         "sha": NEW_COMMIT, "type": "commit",
         "url": f"https://api.github.com/repos/{A2A}/git/commits/{NEW_COMMIT}"}})
     up.put(tags_url, json.dumps(tags, indent=2) + "\n")
+
+
+def new_tag_with_a_tenth_state(up: LocalUpstream) -> None:
+    a_tag_in_the_list(up, NEW_TAG)
     commit = json.loads(up.mirrored(Endpoints.commit(A2A, V101)))
     commit["sha"] = NEW_COMMIT
     commit["commit"]["committer"]["date"] = commit["commit"]["author"]["date"] = \
@@ -369,12 +374,7 @@ HOSTILE_TAG = "v1.2.0\n::error title=pwned::upstream wrote this\n```\n# injected
 
 
 def a_hostile_tag(up: LocalUpstream) -> None:
-    tags_url = Endpoints.tags(A2A)
-    tags = json.loads(up.mirrored(tags_url))
-    tags.append({"ref": f"refs/tags/{HOSTILE_TAG}", "object": {
-        "sha": NEW_COMMIT, "type": "commit",
-        "url": f"https://api.github.com/repos/{A2A}/git/commits/{NEW_COMMIT}"}})
-    up.put(tags_url, json.dumps(tags, indent=2) + "\n")
+    a_tag_in_the_list(up, HOSTILE_TAG)
 
 
 @pytest.mark.parametrize("fmt", ["text", "github", "junit", "json"])

@@ -1,8 +1,9 @@
-"""The diff held to `buf breaking` (rules WIRE, WIRE_JSON and FILE) over every consecutive
-pair of versions with a gRPC binding: recall 100% of buf's findings in scope, and every
-change the diff calls binary-breaking confirmed by buf or allow-listed with its reason
-(precision at least 95%). buf is the npm package @bufbuild/buf, pinned in tooling/npm/buf
-and installed by `make buf`; it runs offline on temporary modules (see diff.oracle)."""
+"""The diff held to `buf breaking` on every ordered pair of versions with a gRPC binding
+(old < new): its binary-protobuf grades to buf's WIRE category, its ProtoJSON grades to
+WIRE_JSON, recall and precision 100 % each, with the disagreements kept on purpose listed
+in diff/disagreements.yaml with their reasons. buf is the npm package @bufbuild/buf, pinned
+in tooling/npm/buf and installed by `make buf`; it runs offline on temporary modules (see
+diff.oracle)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from a2a_kb.knowledge.diff import oracle, proto, sides
 from a2a_kb.sources.cache import Cache
 
 ROOT = Path(__file__).resolve().parents[1]
+KEPT = oracle.KEPT
 
 
 @pytest.fixture(scope="module")
@@ -26,50 +28,47 @@ def measured(real_cache: Path) -> list[oracle.PairFigures]:
     buf = oracle.buf_path(ROOT)
     if not buf.exists():
         pytest.fail(f"buf is not installed at {buf} (tip: run `make buf`)")
-    encodings = oracle.rule_encodings(buf)
+    categories = oracle.rule_categories(buf)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("A2A_KB_CACHE", str(real_cache))
         kb = load(ROOT)
         reader = sides.Reader(FactBook(kb, Cache(kb.project.cache_dir)), kb.project.cache_dir)
         versions = [v.id for v in kb.ordered_versions if "grpc" in sides.bindings(kb, v.id)]
         results = []
-        for old, new in itertools.pairwise(versions):
+        for old, new in itertools.combinations(versions, 2):
             a, b = sides.bindings(kb, old)["grpc"], sides.bindings(kb, new)["grpc"]
             pa, pb = reader.proto(a), reader.proto(b)
             results.append(oracle.figures(old, new, pa, pb, reader.book.text(a), reader.book.text(b),
-                                          proto.compare(pa, pb), buf, encodings))
+                                          proto.compare(pa, pb), buf, categories))
     return results
 
 
 def test_buf_differential(measured: list[oracle.PairFigures]) -> None:
-    rows = ["pair                 buf-in-scope  matched  recall  kb-binary-calls  confirmed  allowed"
-            "  precision"]
-    for f in measured:
-        pair = f"{f.old} → {f.new}"
-        rows.append(f"{pair:<20} {len(f.findings):>12} {len(f.findings) - len(f.unmatched):>8} "
-                    f"{f.recall:>7.0%} {len(f.calls):>16} {len(f.confirmed):>10} {len(f.allowed):>8} "
-                    f"{f.precision:>10.0%}")
-    findings = sum(len(f.findings) for f in measured)
-    matched = findings - sum(len(f.unmatched) for f in measured)
-    calls = sum(len(f.calls) for f in measured)
-    confirmed = sum(len(f.confirmed) for f in measured)
-    rows.append(f"{'all pairs':<20} {findings:>12} {matched:>8} {matched / max(findings, 1):>7.0%} "
-                f"{calls:>16} {confirmed:>10} {sum(len(f.allowed) for f in measured):>8} "
-                f"{confirmed / max(calls, 1):>10.0%}")
+    kept = oracle.load_disagreements(KEPT)
+    found = {e: oracle.agreement(measured, e, kept) for e in oracle.CATEGORY}
+    rows = ["encoding   buf category  pairs  buf-findings  matched  kept  recall (raw)  diff-calls  confirmed"
+            "  kept  precision (raw)"]
+    for e, a in found.items():
+        buf_kept = sum(n for i, n in a.kept.items() if kept[i].side == "buf-only")
+        diff_kept = sum(n for i, n in a.kept.items() if kept[i].side == "diff-only")
+        recall = (a.matched + buf_kept) / max(a.findings, 1)
+        precision = (a.confirmed + diff_kept) / max(a.calls, 1)
+        rows.append(f"{e:<10} {oracle.CATEGORY[e]:<13} {len(measured):>5} {a.findings:>13} {a.matched:>8} "
+                    f"{buf_kept:>5} {recall:>6.0%} ({a.recall:.0%}) {a.calls:>11} {a.confirmed:>10} "
+                    f"{diff_kept:>5} {precision:>9.0%} ({a.precision:.0%})")
+    rows.append("recall and precision count the kept disagreements as explained; (raw) does not")
     print("\n" + "\n".join(rows))
-    assert len(measured) >= 7, "every consecutive gRPC pair from v0.2.2 on"
-    assert findings > 100, "buf found next to nothing: is it comparing the files?"
+    assert len(measured) == 45, "every ordered pair of the ten versions with a .proto"
+    assert sum(len(f.findings) for f in measured) > 500, "buf found next to nothing: is it comparing?"
     unparsed = [u for f in measured for u in f.unparsed]
     assert not unparsed, "buf findings no pattern in diff.oracle understands:\n" + "\n".join(unparsed)
-    unmatched = [f"{f.old}→{f.new} {u.rule} {u.element}: {u.message}" for f in measured for u in f.unmatched]
-    assert not unmatched, "buf findings in scope that the diff does not report:\n" + "\n".join(unmatched)
-    unconfirmed = [f"{f.old}→{f.new} {c.kind} {c.subject} {c.elements}"
-                   for f in measured for c in f.unconfirmed]
-    assert not unconfirmed, ("binary-breaking calls buf does not confirm (fix the diff, or allow-list "
-                             "them in diff.oracle.ALLOWED with a reason):\n" + "\n".join(unconfirmed))
-    assert confirmed / max(calls, 1) >= 0.95
-    stale = oracle.stale_allowances(measured)
-    assert not stale, f"allow-list entries no change needs any more: {stale}"
+    for e, a in found.items():
+        assert not a.missed, (f"{e}: buf findings the diff does not grade breaking (fix the diff, or keep "
+                              f"the disagreement in {KEPT.name} with its reason):\n" + "\n".join(a.missed))
+        assert not a.extra, (f"{e}: breaking grades buf does not confirm (fix the diff, or keep the "
+                             f"disagreement in {KEPT.name} with its reason):\n" + "\n".join(a.extra))
+    stale = oracle.unused(kept, found.values())
+    assert not stale, f"kept disagreements nothing needs any more: {stale}"
 
 
 def test_the_package_rename_pair_is_held_to_an_aligned_run(measured: list[oracle.PairFigures]) -> None:
@@ -79,10 +78,12 @@ def test_the_package_rename_pair_is_held_to_an_aligned_run(measured: list[oracle
     renamed = [f for f in measured
                if any(x.element == "package" and x.encoding == "binary" and not x.aligned
                       for x in f.findings)]
-    assert [(f.old, f.new) for f in renamed] == [("1.0.0-rc", "1.0.0")]
-    pair = renamed[0]
-    moved = next(c for c in pair.confirmed if "field:TaskStatusUpdateEvent#4" in c.elements)
+    # every pair from a version with package a2a.v1 (v0.2.2 … v1.0.0-rc) to one with lf.a2a.v1
+    assert len(renamed) == 7 * 3 and ("1.0.0-rc", "1.0.0") in [(f.old, f.new) for f in renamed]
+    pair = next(f for f in renamed if (f.old, f.new) == ("1.0.0-rc", "1.0.0"))
+    moved = next(c for c in pair.changes if "field:TaskStatusUpdateEvent#4" in c.elements)
     assert moved.kind == "field-renumbered" and moved.breaks == ("binary",)
+    assert any(f.element in moved.elements and "WIRE" in f.categories for f in pair.findings)
     # buf sees metadata leave number 5 only in the aligned run: across the rename it would
     # compare no field at all.
     assert any(f.aligned and f.element == "field:TaskStatusUpdateEvent#5" and f.encoding == "binary"
@@ -103,12 +104,13 @@ def test_the_oracle_can_fail(measured: list[oracle.PairFigures], real_cache: Pat
         pa, pb = reader.proto(a), reader.proto(b)
         changes = proto.compare(pa, pb)
         missing = [c for c in changes if c.kind != "package-renamed"]
-        wrong = [dataclasses.replace(c, breaks=("binary",), severity="")
+        wrong = [dataclasses.replace(c, breaks=("binary",), severity="", grades=None)
                  if c.kind == "field-required-changed" else c for c in changes]
-        encodings = oracle.rule_encodings(buf)
+        categories = oracle.rule_categories(buf)
+        kept = oracle.load_disagreements(KEPT)
         args = ("0.3.0", "1.0.0", pa, pb, reader.book.text(a), reader.book.text(b))
-        assert oracle.figures(*args, missing, buf, encodings).unmatched
-        assert oracle.figures(*args, wrong, buf, encodings).unconfirmed
+        assert oracle.agreement([oracle.figures(*args, missing, buf, categories)], "binary", kept).missed
+        assert oracle.agreement([oracle.figures(*args, wrong, buf, categories)], "binary", kept).extra
 
 
 @pytest.mark.parametrize(("message", "element"), [

@@ -70,7 +70,10 @@ def test_cancelled_to_canceled_breaks_protojson_only(v030_to_v100: dict[str, Any
                   binding="grpc")
     assert (renamed["old"], renamed["new"]) == ("TASK_STATE_CANCELLED", "TASK_STATE_CANCELED")
     assert "binary" not in renamed["breaks"] and "json" in renamed["breaks"]
-    assert renamed["severity"] == "source-breaking"  # for a gRPC client: the bytes are the same
+    # the bytes are the same, but the .proto's ProtoJSON and HTTP+JSON spell the value anew
+    levels = {g["encoding"]: g["level"] for g in renamed["grades"]}
+    assert levels == {"binary": "compatible", "protojson": "breaking", "http": "breaking"}
+    assert renamed["severity"] == "wire-breaking"
 
 
 def test_task_status_field_2_is_a_rename_that_breaks_no_encoding(v030_to_v100: dict[str, Any]) -> None:
@@ -124,7 +127,14 @@ def test_json_name_change_in_v026(real_kb_env: Path, capsys: pytest.CaptureFixtu
     assert data["old"] == "0.2.5:grpc" and [b["binding"] for b in data["bindings"]] == ["grpc"]
     changed = one(data["changes"], kind="field-json-name-changed", subject="TaskStatus.update")
     assert (changed["old"], changed["new"], changed["breaks"]) == ("update", "message", ["json"])
-    assert changed["severity"] == "compatible"  # a gRPC client never sees a JSON name
+    # a gRPC client never sees a JSON name; every HTTP+JSON client of 0.2.5 does
+    grades = {g["encoding"]: g for g in changed["grades"]}
+    assert grades["binary"]["level"] == "compatible"
+    assert grades["http"]["level"] == grades["protojson"]["level"] == "breaking"
+    assert set(grades["http"]["directions"]) == {"old client → new server", "new client → old server"}
+    assert "'message'" in grades["http"]["why"] and "'update'" in grades["http"]["why"]
+    assert changed["severity"] == "wire-breaking"
+    assert data["encodings"]["http"]["breaking"] == 3 and data["encodings"]["binary"]["breaking"] == 0
 
 
 def test_narrowing_to_one_binding(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -220,10 +230,16 @@ def test_a_field_that_moves_number_is_one_change_judged_from_both_peers(
     assert (moved["old"], moved["new"], moved["breaks"]) == (5, 4, ["binary"])
     assert not [c for c in grpc if c["kind"] in ("field-added", "field-removed")
                 and c["subject"] == "TaskStatusUpdateEvent.metadata"]
-    # id and tenant swapped numbers: both strings, so the bytes parse but mean other things
-    swapped = one(grpc, kind="field-renumbered", subject="CancelTaskRequest.id")
-    assert (swapped["old"], swapped["new"], swapped["breaks"]) == (1, 2, ["behaviour"])
-    assert "read as tenant" in swapped["note"]
+    # id and tenant swapped numbers: both strings, so the bytes parse (buf's WIRE rules are
+    # silent) but an old peer's task id lands in tenant: binary-breaking, and said why
+    for message in ("CancelTaskRequest", "SubscribeToTaskRequest"):
+        swapped = one(grpc, kind="field-renumbered", subject=f"{message}.id")
+        assert (swapped["old"], swapped["new"], swapped["breaks"]) == (1, 2, ["binary"])
+        assert swapped["severity"] == "wire-breaking"
+        binary = next(g for g in swapped["grades"] if g["encoding"] == "binary")
+        assert binary["level"] == "breaking" and "id is read as tenant" in binary["why"]
+        protojson = next(g for g in swapped["grades"] if g["encoding"] == "protojson")
+        assert protojson["level"] == "compatible"  # ProtoJSON matches by name
 
 
 def test_the_protoc_version_is_the_installed_distributions() -> None:

@@ -9,10 +9,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
-from .errors import KBError
+from .errors import ConfigurationError, KBError
 
 if TYPE_CHECKING:  # annotations only: every import here delays `a2a-kb query`
     from collections.abc import Callable, Sequence
@@ -210,11 +210,27 @@ def cmd_states(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _FAIL_ON(value: str) -> str:
+    severities = ("wire-breaking", "source-breaking", "behavioural", "editorial")
+    encodings = ("any", "binary", "protojson", "http", "jsonrpc")
+    encoding, sep, level = value.partition("=")
+    if (not sep and value in severities) or (encoding in encodings and level in ("breaking", "behavioural")):
+        return value
+    raise argparse.ArgumentTypeError(
+        f"'{value}' is neither ENCODING=LEVEL ({'|'.join(encodings)}=breaking|behavioural) nor a "
+        f"severity ({', '.join(severities)}); a CI gate uses any=breaking")
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     from .knowledge import diff
     from .output import dumps, envelope
 
+    if args.all == bool(args.old or args.new) or (not args.all and not (args.old and args.new)):
+        raise ConfigurationError("give OLD and NEW, or --all for every pair of versions "
+                                 "(tip: a2a-kb diff 0.3.0 1.0.0, or a2a-kb diff --all --out diffs/)")
     kb = _kb(args, kinds=diff.READS)  # a broken claim does not stop a diff, which reads none
+    if args.all:
+        return _diff_all(kb, args)
     result = diff.diff(kb, args.old, args.new)
     if args.format == "json":
         _emit(dumps(envelope(result.as_json())))
@@ -222,9 +238,44 @@ def cmd_diff(args: argparse.Namespace) -> int:
         _emit(diff.format_markdown(result))
     else:
         _emit(diff.format_text(result))
-    if args.fail_on and result.at_least(args.fail_on):
-        return EXIT_FINDINGS
-    return EXIT_OK
+    return EXIT_FINDINGS if _fails(result, args.fail_on) else EXIT_OK
+
+
+def _fails(result: Any, limits: list[str] | None) -> bool:
+    for limit in limits or []:
+        encoding, _, level = limit.partition("=")
+        if result.at_least(limit) if not level else result.reaches(encoding, level):
+            return True
+    return False
+
+
+def _diff_all(kb: Any, args: argparse.Namespace) -> int:
+    """Every ordered pair: a line per pair (or one JSON document), and with --out a report
+    per pair, written whole or not at all."""
+    from .knowledge import diff
+    from .output import dumps, envelope
+    from .sources.cache import atomic_write
+    from .sources.fetch import TerminalProgress
+
+    progress = TerminalProgress(title="diff") if sys.stderr.isatty() and not args.quiet else None
+    suffix = {"json": "json", "markdown": "md", "text": "txt"}[args.format]
+    failed, rows, lines = False, [], []
+    for result in diff.diff_all(kb, progress=progress):
+        failed = failed or _fails(result, args.fail_on)
+        data = result.as_json()
+        if args.out is not None:
+            text = (dumps(envelope(data)) if args.format == "json" else diff.format_markdown(result)
+                    if args.format == "markdown" else diff.format_text(result))
+            atomic_write(args.out / f"{result.old}-to-{result.new}.{suffix}", text.encode("utf-8"))
+        rows.append(data)
+        counts = "; ".join(f"{e} {n['breaking']}" for e, n in data["encodings"].items() if n["breaking"])
+        lines.append(f"{result.old} → {result.new}: {len(result.changes)} change(s), breaking: "
+                     f"{counts or 'none'}")
+    if args.format == "json" and args.out is None:
+        _emit(dumps(envelope({"pairs": rows})))
+    else:
+        _emit("\n".join([f"{len(rows)} pairs" + (f", a report each in {args.out}" if args.out else ""), *lines]))
+    return EXIT_FINDINGS if failed else EXIT_OK
 
 
 def cmd_query(args: argparse.Namespace) -> int:
@@ -304,8 +355,6 @@ def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
     mirror = args.mirror or os.environ.get("A2A_KB_MIRROR") or None
     if mirror and not Path(mirror).is_dir():
-        from .errors import ConfigurationError
-
         raise ConfigurationError(f"the mirror {mirror} is not a directory")
     return Reader(Endpoints.parse(args.upstream or []), mirror=Path(mirror) if mirror else None)
 
@@ -511,15 +560,22 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     sp = add(
         "diff", cmd_diff, "Every lifecycle change between two versions (or two bindings of one)."
     )
-    sp.add_argument("old")
-    sp.add_argument("new")
+    sp.add_argument("old", nargs="?", help="the older version, e.g. 0.3.0 (or 0.3.0:grpc for one binding)")
+    sp.add_argument("new", nargs="?", help="the newer version, e.g. 1.0.0")
+    sp.add_argument("--all", action="store_true",
+                    help="every ordered pair of versions (old before new), in one process")
+    sp.add_argument("--out", type=Path, metavar="DIR",
+                    help="with --all: write each pair's report to DIR/OLD-to-NEW.{json,md,txt}")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
     sp.add_argument(
         "--format", choices=["text", "json", "markdown"], default="text", help="output format"
     )
     sp.add_argument(
-        "--fail-on",
-        choices=["wire-breaking", "source-breaking", "behavioural", "editorial"],
-        help="exit 1 when a change of this severity or worse is found",
+        "--fail-on", action="append", type=_FAIL_ON, metavar="[ENCODING=]LEVEL",
+        help="exit 1 when a change reaches LEVEL (breaking or behavioural) in ENCODING (binary, "
+             "protojson, http, jsonrpc, or any), e.g. any=breaking for a CI gate; or a change's "
+             "severity is SEVERITY or worse (wire-breaking, source-breaking, behavioural, editorial); "
+             "repeatable",
     )
 
     sp = add("query", cmd_query, "Claims as data, filtered.")

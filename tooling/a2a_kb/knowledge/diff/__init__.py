@@ -12,12 +12,15 @@ state classes and error mappings come from facts (:mod:`.prose`).
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable, Iterator
+
 from ...extract.lifecycle import state_name  # a state added upstream is a change, not skipped
 from ...records.kb import KnowledgeBase
 from ...records.model import Source
 from ...sources.cache import Cache
 from ..factbook import FactBook
-from . import prose, proto, schema
+from . import prose, proto, rest, schema
 from .encodings import BINDINGS, ENCODINGS, SEVERITIES
 from .formats import format_markdown, format_text
 from .model import KINDS, Change, Comparison, DiffResult, Location, register_kind
@@ -25,7 +28,7 @@ from .sides import Reader, Side, bindings, side
 
 __all__ = [
     "BINDINGS", "ENCODINGS", "KINDS", "READS", "SEVERITIES", "Change", "Comparison", "DiffResult",
-    "Location", "Reader", "diff", "format_markdown", "format_text", "register_kind",
+    "Location", "Reader", "diff", "diff_all", "format_markdown", "format_text", "register_kind",
 ]
 
 # The record kinds a diff reads (versions, and the sources that describe them), and so the
@@ -58,7 +61,7 @@ def _pairs(kb: KnowledgeBase, old: str, new: str) -> list[tuple[Side, Side, bool
              old_has[b].kind != new_has[b].kind) for b in shared]
 
 
-_TITLES = {"grpc": "gRPC: the .proto as binary protobuf, and its REST routes",
+_TITLES = {"grpc": "gRPC and ProtoJSON: the .proto's messages, enums and RPCs",
            "json": "JSON-RPC: the JSON shape of every message"}
 
 
@@ -72,7 +75,8 @@ def diff(kb: KnowledgeBase, old: str, new: str, *, book: FactBook | None = None,
     pairs = _pairs(kb, old, new)
     for a, b, replaced in pairs:
         if a.is_proto and b.is_proto and a.binding == b.binding == "grpc":
-            found = proto.compare(reader.proto(a.source), reader.proto(b.source))
+            old_proto, new_proto = reader.proto(a.source), reader.proto(b.source)
+            found = proto.compare(old_proto, new_proto) + rest.compare(old_proto, new_proto)
             owns: tuple[str, ...] = ("grpc", "rest")
         else:
             found = schema.compare(reader.json(a.source), reader.json(b.source))
@@ -91,6 +95,22 @@ def diff(kb: KnowledgeBase, old: str, new: str, *, book: FactBook | None = None,
     return DiffResult(first.version, last.version, changes, comparisons)
 
 
+def diff_all(kb: KnowledgeBase, *, progress: Callable[[int, int, str], None] | None = None
+             ) -> Iterator[DiffResult]:
+    """Every ordered pair of versions (old before new), in one process: each description is
+    read, and each .proto compiled, once for all the pairs it is in."""
+    book = FactBook(kb, Cache(kb.project.cache_dir))
+    reader = Reader(book, kb.project.cache_dir)
+    versions = [v.id for v in kb.ordered_versions]
+    pairs = list(itertools.combinations(versions, 2))
+    for done, (old, new) in enumerate(pairs, 1):
+        result = diff(kb, old, new, book=book, reader=reader)
+        result.old, result.new = old, new  # a pair is named by its versions, whatever it compared
+        yield result
+        if progress is not None:
+            progress(done, len(pairs), f"{old} → {new}")
+
+
 def _nature(s: Side) -> str:
     return "ProtoJSON of the .proto" if s.is_proto else "JSON schema"
 
@@ -101,7 +121,13 @@ def _prose(kb: KnowledgeBase, reader: Reader, a: Side, b: Side) -> list[Change]:
     JSON-RPC error definitions when both versions have a JSON schema."""
     normative = [bindings(kb, s.version)["json"] for s in (a, b)]
     sides = [_prose_side(kb, reader, s.version, source) for s, source in zip((a, b), normative, strict=True)]
-    found = prose.classes(*sides) + prose.error_mappings(*sides)
+    found = prose.classes(*sides)
+    old_proto, new_proto = (bindings(kb, s.version).get("grpc") for s in (a, b))
+    if old_proto is not None and new_proto is not None:
+        found += prose.proto_classes((old_proto, reader.prose_facts(old_proto)),
+                                     (new_proto, reader.prose_facts(new_proto)),
+                                     sides[0].states & sides[1].states, found)
+    found += prose.error_mappings(*sides)
     if all(source.kind == "json-schema" for source in normative):
         found = prose.error_definitions(*sides) + found
     return found

@@ -1,9 +1,9 @@
 """Which encodings a change breaks, and what that means for a client of each binding.
 
-``breaks`` lists the encodings (and the generated code) a change breaks; ``severity`` is
-one word for a client of the change's own binding. The same renamed enum value breaks
-ProtoJSON and generated code but not binary protobuf: for a gRPC client it is
-source-breaking, for a JSON-RPC client wire-breaking.
+``breaks`` lists the encodings (and the generated code) a change breaks, coarsely: binary
+protobuf, JSON (whichever JSON the comparison reads), generated source, behaviour. The
+grade per wire encoding, with its direction and reason, is :mod:`.grades`; a change's one
+``severity`` word is the worst of them.
 
 The type tables follow the protobuf language guide's "updating a message type" rules,
 which buf's FIELD_WIRE_COMPATIBLE_TYPE and FIELD_WIRE_JSON_COMPATIBLE_TYPE also apply.
@@ -28,21 +28,6 @@ BINDINGS: dict[str, str] = {
     "rest": "HTTP+JSON / REST routes",
     "prose": "specification prose",
 }
-
-# The encoding a client of each binding reads and writes.
-_WIRE = {"grpc": "binary", "json": "json", "rest": "json"}
-
-
-def severity_for(breaks: tuple[str, ...], binding: str) -> str:
-    """The severity of a change for a client of ``binding``."""
-    if _WIRE.get(binding) in breaks:
-        return "wire-breaking"
-    if "source" in breaks:
-        return "source-breaking"
-    if "behaviour" in breaks:
-        return "behavioural"
-    return "compatible"
-
 
 # Scalar types that read each other's bytes (varints of one kind, zigzag, fixed widths,
 # length-delimited text).

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...records.model import Source
-from .encodings import ENCODINGS, SEVERITIES, severity_for
+from .encodings import ENCODINGS, SEVERITIES
+from .grades import LEVELS, WIRE, Grade, grade, level_in
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,9 @@ for _name, _meaning in (
     ("method-removed", "an RPC (or JSON-RPC method) went away"),
     ("method-signature-changed", "an RPC's request or response type or streaming changed"),
     ("http-route-changed", "an RPC's REST route (google.api.http) changed"),
+    ("http-route-added", "an HTTP+JSON route (verb and URL pattern) appeared"),
+    ("http-route-removed", "an HTTP+JSON route no longer reaches any RPC"),
+    ("http-body-changed", "what an HTTP+JSON route takes as its body changed"),
     ("error-code-changed", "a JSON-RPC error's code changed"),
     ("error-message-changed", "a JSON-RPC error's default message changed"),
     ("error-mapping-changed", "an error's mapping to HTTP or gRPC status changed"),
@@ -108,6 +112,9 @@ class Change:
     # The descriptor elements the change is about ("field:Task#2", "rpc:A2AService.GetTask",
     # "package" …): what the differential test matches buf's findings against.
     elements: tuple[str, ...] = ()
+    # One grade per wire encoding the change touches (see :mod:`.grades`); derived from
+    # ``breaks`` unless the comparison that found the change knows better.
+    grades: tuple[Grade, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -116,8 +123,29 @@ class Change:
         if unknown:
             raise ValueError(f"unknown encoding(s) {unknown} in a {self.kind} change")
         self.breaks = tuple(e for e in ENCODINGS if e in self.breaks)
+        if self.grades is None:
+            self.grades = grade(self)
         if not self.severity:
-            self.severity = severity_for(self.breaks, self.binding)
+            self.severity = self._severity()
+
+    def _severity(self) -> str:
+        """The worst the change is for anyone: a break in any wire encoding it touches is
+        wire-breaking, whatever the binding that found it."""
+        if level_in(self.graded, "any") == "breaking":
+            return "wire-breaking"
+        if "source" in self.breaks:
+            return "source-breaking"
+        if "behaviour" in self.breaks or level_in(self.graded, "any") == "behavioural":
+            return "behavioural"
+        return "compatible"
+
+    @property
+    def graded(self) -> tuple[Grade, ...]:
+        return self.grades or ()
+
+    def level(self, encoding: str) -> str:
+        """The change's level in one encoding, or the worst of all ('any')."""
+        return level_in(self.graded, encoding)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -129,6 +157,7 @@ class Change:
             "binding": self.binding,
             "breaks": list(self.breaks),
             "note": self.note,
+            "grades": [g.as_json() for g in self.graded],
             "locations": [loc.as_json() for loc in self.locations],
         }
 
@@ -173,6 +202,17 @@ class DiffResult:
         limit = SEVERITIES.index(severity)
         return any(SEVERITIES.index(c.severity) <= limit for c in self.changes)
 
+    def reaches(self, encoding: str, level: str) -> bool:
+        """Whether some change is at ``level`` or worse in ``encoding`` ('any': in any)."""
+        limit = LEVELS.index(level)
+        return any(LEVELS.index(c.level(encoding)) <= limit for c in self.changes
+                   if encoding == "any" or any(g.encoding == encoding for g in c.graded))
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        """Per wire encoding, how many changes are at each level in it."""
+        return {e: {lvl: sum(any(g.encoding == e and g.level == lvl for g in c.graded)
+                             for c in self.changes) for lvl in LEVELS} for e in WIRE}
+
     def of(self, binding: str) -> list[Change]:
         return [c for c in self.changes if c.binding == binding]
 
@@ -183,4 +223,5 @@ class DiffResult:
             "bindings": [c.as_json(self.changes) for c in self.comparisons],
             "changes": [c.as_json() for c in self.changes],
             "counts": {s: sum(c.severity == s for c in self.changes) for s in SEVERITIES},
+            "encodings": self.summary(),
         }

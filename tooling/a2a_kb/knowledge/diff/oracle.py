@@ -11,10 +11,13 @@ v1.0.0) it sees no field at all. The diff matches by name within the package; to
 buf there too, the pair is run a second time with the old side's package statement set to
 the new one (the *aligned* run), and both runs' findings count.
 
-*Recall*: every buf finding on an element inside the diff's scope has a change on that
-element. *Precision*: every change the diff calls binary-breaking is confirmed by a buf
-WIRE finding on one of its elements, or stands on :data:`ALLOWED` with its reason; an
-entry that is no longer needed is an error.
+Held per encoding: binary protobuf to buf's WIRE category, ProtoJSON to WIRE_JSON.
+*Recall*: every buf finding of the category on an element inside the diff's scope has a
+change on that element graded breaking in the encoding. *Precision*: every change graded
+breaking in the encoding has a finding of the category on one of its elements. Where the
+diff is right and buf is not (a renumbering whose bytes still parse; a ProtoJSON payload a
+package rename does not touch), the disagreement is kept in ``disagreements.yaml`` with
+its reason; an entry nothing needs any more is an error.
 """
 
 from __future__ import annotations
@@ -40,70 +43,72 @@ _PACKAGE_LINE = re.compile(r"^package\s+[\w.]+\s*;", re.MULTILINE)
 
 
 @dataclass(frozen=True)
-class Allowed:
-    """A change the diff calls binary-breaking that buf does not, and why the diff is right."""
-
-    old: str  # versions
-    new: str
-    kind: str
-    subject: str  # "*": every change of this kind in this pair that buf does not confirm
-    reason: str
-
-    def covers(self, old: str, new: str, change: Change) -> bool:
-        return (self.old, self.new, self.kind) == (old, new, change.kind) and \
-            self.subject in ("*", change.subject)
-
-
-# Kept short on purpose; the test fails on an entry that no change needs any more.
-ALLOWED: tuple[Allowed, ...] = ()
-
-
-@dataclass(frozen=True)
 class Finding:
     rule: str
     message: str
     line: int
-    encoding: str  # "binary" (a WIRE rule), "json" (WIRE_JSON), else "source"
+    categories: frozenset[str]  # buf's categories of the rule: WIRE, WIRE_JSON, FILE …
     element: str  # "field:Task#2", "rpc:A2AService.GetTask", "package" …
     aligned: bool  # found by the package-aligned run
+
+    @property
+    def encoding(self) -> str:
+        """The strongest encoding the rule guards (kept for the older reports)."""
+        if "WIRE" in self.categories:
+            return "binary"
+        return "json" if "WIRE_JSON" in self.categories else "source"
+
+
+# Which buf category holds each of the diff's encodings to account.
+CATEGORY = {"binary": "WIRE", "protojson": "WIRE_JSON"}
 
 
 @dataclass
 class PairFigures:
+    """One pair of versions through buf, with the diff's changes for the same pair."""
+
     old: str
     new: str
     findings: list[Finding] = field(default_factory=list)  # in scope, unique by (rule, element)
-    unmatched: list[Finding] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)  # the diff's gRPC changes
     out_of_scope: int = 0
-    calls: list[Change] = field(default_factory=list)  # binary-breaking changes
-    confirmed: list[Change] = field(default_factory=list)
-    allowed: list[tuple[Change, Allowed]] = field(default_factory=list)
-    unconfirmed: list[Change] = field(default_factory=list)
     unparsed: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Agreement:
+    """The diff against buf in one encoding over some pairs."""
+
+    encoding: str
+    findings: int = 0  # buf findings in the encoding's category
+    matched: int = 0  # … that the diff grades breaking in the encoding
+    calls: int = 0  # changes the diff grades breaking in the encoding
+    confirmed: int = 0  # … that a finding of the category confirms
+    missed: list[str] = field(default_factory=list)  # unexplained buf-only findings
+    extra: list[str] = field(default_factory=list)  # unexplained diff-only calls
+    kept: dict[int, int] = field(default_factory=dict)  # disagreement index → times used
 
     @property
     def recall(self) -> float:
-        return 1.0 if not self.findings else 1 - len(self.unmatched) / len(self.findings)
+        return self.matched / self.findings if self.findings else 1.0
 
     @property
     def precision(self) -> float:
-        return 1.0 if not self.calls else len(self.confirmed) / len(self.calls)
+        return self.confirmed / self.calls if self.calls else 1.0
 
 
 def buf_path(root: Path) -> Path:
     return root / BUF
 
 
-def rule_encodings(buf: Path) -> dict[str, str]:
-    """Each breaking rule's strongest encoding, from buf's own list of rules and categories."""
+def rule_categories(buf: Path) -> dict[str, frozenset[str]]:
+    """Each breaking rule's categories, from buf's own list of rules."""
     done = subprocess.run([str(buf), "config", "ls-breaking-rules", "--format", "json"],
                           capture_output=True, text=True, check=True)
     found = {}
     for line in done.stdout.splitlines():
         rule = json.loads(line)
-        categories = set(rule.get("categories") or [])
-        found[rule["id"]] = ("binary" if "WIRE" in categories
-                             else "json" if "WIRE_JSON" in categories else "source")
+        found[rule["id"]] = frozenset(rule.get("categories") or [])
     return found
 
 
@@ -179,9 +184,10 @@ def in_scope(element: str, scope: Scope) -> bool:
 
 
 def figures(old_version: str, new_version: str, old: ProtoFile, new: ProtoFile, old_text: str,
-            new_text: str, changes: Iterable[Change], buf: Path, encodings: dict[str, str]) -> PairFigures:
-    """Hold one pair's changes to buf's findings."""
-    result = PairFigures(old_version, new_version)
+            new_text: str, changes: Iterable[Change], buf: Path,
+            categories: dict[str, frozenset[str]]) -> PairFigures:
+    """One pair through buf: its findings in scope, beside the diff's gRPC changes."""
+    result = PairFigures(old_version, new_version, changes=[c for c in changes if c.binding == "grpc"])
     scope = proto_scope(old) | proto_scope(new)
     runs = [(False, run_buf(buf, old_text, new_text))]
     if old.package != new.package:
@@ -201,24 +207,83 @@ def figures(old_version: str, new_version: str, old: ProtoFile, new: ProtoFile, 
                 continue
             seen.add((rule, element))
             result.findings.append(Finding(rule, message, int(str(raw.get("start_line", 0))),
-                                           encodings.get(rule, "source"), element, is_aligned))
-    grpc = [c for c in changes if c.binding in ("grpc", "rest")]
-    covered = {e for c in grpc for e in c.elements}
-    result.unmatched = [f for f in result.findings if f.element not in covered
-                        and not (f.element.startswith("message:") and _entry_of(f.element) in covered)]
-    binary = {f.element for f in result.findings if f.encoding == "binary"}
-    for change in grpc:
-        if "binary" not in change.breaks:
-            continue
-        result.calls.append(change)
-        if binary & set(change.elements):
-            result.confirmed.append(change)
-            continue
-        entry = next((a for a in ALLOWED if a.covers(old_version, new_version, change)), None)
-        if entry is not None:
-            result.allowed.append((change, entry))
-        else:
-            result.unconfirmed.append(change)
+                                           categories.get(rule, frozenset()), element, is_aligned))
+    return result
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A disagreement with buf kept on purpose: where the diff is right, and why."""
+
+    encoding: str
+    side: str  # "buf-only" / "oracle-only": the tool flags, the diff does not; "diff-only": the reverse
+    kind: str  # the diff's change kind on the element ("" for none)
+    rule: str  # buf's rule, or the other tool's code ("" for a diff-only call no finding touches)
+    reason: str
+    oracle: str = "buf"  # buf, openapi-diff or json-schema-diff
+
+
+KEPT = Path(__file__).with_name("disagreements.yaml")
+
+
+def load_disagreements(path: Path = KEPT) -> list[Disagreement]:
+    import yaml
+
+    rows = yaml.safe_load(path.read_text("utf-8")) or []
+    return [Disagreement(str(r["encoding"]), str(r["side"]), str(r.get("kind") or ""),
+                         str(r.get("rule") or ""), " ".join(str(r["reason"]).split()),
+                         str(r.get("oracle") or "buf")) for r in rows]
+
+
+def _covers(d: Disagreement, encoding: str, side: str, kinds: set[str], rules: set[str]) -> bool:
+    return (d.oracle, d.encoding, d.side) == ("buf", encoding, side) and (d.kind in kinds or (not d.kind and not kinds)) \
+        and (d.rule in rules or (not d.rule and not rules))
+
+
+def agreement(pairs: Iterable[PairFigures], encoding: str, kept: list[Disagreement]) -> Agreement:
+    """The diff's grades in ``encoding`` held to buf's findings in the matching category:
+    every finding has a change on its element graded breaking, every breaking grade has a
+    finding on one of its elements, or the disagreement is on ``kept`` with its reason."""
+    category = CATEGORY[encoding]
+    result = Agreement(encoding)
+    for pair in pairs:
+        findings = [f for f in pair.findings if category in f.categories]
+        breaking = [c for c in pair.changes if c.level(encoding) == "breaking"]
+        on: dict[str, list[Change]] = {}
+        for c in pair.changes:
+            for e in c.elements:
+                on.setdefault(e, []).append(c)
+        by_element: dict[str, list[Finding]] = {}
+        for f in findings:
+            by_element.setdefault(f.element, []).append(f)
+        for f in findings:
+            result.findings += 1
+            mine = on.get(f.element, []) + on.get(_entry_of(f.element), [])
+            if any(c.level(encoding) == "breaking" for c in mine):
+                result.matched += 1
+                continue
+            kinds = {c.kind for c in mine}
+            index = next((i for i, d in enumerate(kept)
+                          if _covers(d, encoding, "buf-only", kinds, {f.rule})), None)
+            if index is None:
+                result.missed.append(f"{pair.old}→{pair.new} {f.rule} {f.element} (diff: "
+                                     f"{', '.join(sorted(kinds)) or 'no change'}): {f.message}")
+            else:
+                result.kept[index] = result.kept.get(index, 0) + 1
+        for c in breaking:
+            result.calls += 1
+            rules = {f.rule for e in c.elements for f in by_element.get(e, [])}
+            if rules:
+                result.confirmed += 1
+                continue
+            rules_any = {f.rule for e in c.elements for f in pair.findings if f.element == e}
+            index = next((i for i, d in enumerate(kept)
+                          if _covers(d, encoding, "diff-only", {c.kind}, rules_any)), None)
+            if index is None:
+                result.extra.append(f"{pair.old}→{pair.new} {c.kind} {c.subject} {c.elements} "
+                                    f"(buf: {', '.join(sorted(rules_any)) or 'nothing'})")
+            else:
+                result.kept[index] = result.kept.get(index, 0) + 1
     return result
 
 
@@ -227,6 +292,7 @@ def _entry_of(element: str) -> str:
     return "message:" + element.removeprefix("message:").rsplit(".", 1)[0]
 
 
-def stale_allowances(all_figures: Iterable[PairFigures]) -> list[Allowed]:
-    used = {id(a) for f in all_figures for _, a in f.allowed}
-    return [a for a in ALLOWED if id(a) not in used]
+def unused(kept: list[Disagreement], agreements: Iterable[Agreement], oracle: str = "buf") -> list[Disagreement]:
+    """The kept disagreements with ``oracle`` that none of ``agreements`` needed."""
+    used = {i for a in agreements for i in a.kept}
+    return [d for i, d in enumerate(kept) if i not in used and d.oracle == oracle]

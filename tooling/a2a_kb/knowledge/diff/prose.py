@@ -15,9 +15,9 @@ PROSE = "prose"
 # Every fact this comparison reads, by key. A diff keeps only these facts of each source
 # (sides.Reader.prose_facts): a spec's facts are mostly the text of its sections, which no
 # comparison here reads. Read a new key here, and name it here and bump VIEW.
-VIEW = 1
+VIEW = 2
 _KEYS = ("enum-values:TaskState", "terminal-states:TaskState", "interrupted-states:TaskState")
-_PREFIXES = ("error:", "error-mapping:")
+_PREFIXES = ("error:", "error-mapping:", "state-class:TaskState.")
 
 
 def reads(key: str) -> bool:
@@ -74,6 +74,44 @@ def classes(a: ProseSide, b: ProseSide) -> list[Change]:
             continue
         changes.append(Change("class-changed", f"TaskState.{state}", before, after, PROSE, ("behaviour",),
                               where, elements=(f"value:TaskState.{state}",)))
+    return changes
+
+
+def _own_classes(facts: dict[str, list[Fact]], states: set[str]) -> dict[str, tuple[str, Fact | None]]:
+    """What one source says of each state's class, in its own terms: an explicit comment
+    ("not an interrupted or terminal state") first, then its lists."""
+    terminal = _first(facts, "terminal-states:TaskState")
+    interrupted = _first(facts, "interrupted-states:TaskState")
+    found: dict[str, tuple[str, Fact | None]] = {}
+    for state in sorted(states):
+        explicit = _first(facts, f"state-class:TaskState.{state}")
+        if explicit is not None:
+            found[state] = (str(explicit.value), explicit)
+        elif terminal is not None and state in terminal.value:
+            found[state] = ("terminal", terminal)
+        elif interrupted is not None and state in interrupted.value:
+            found[state] = ("interrupted", interrupted)
+        elif terminal is not None or interrupted is not None:
+            found[state] = ("unclassified", None)
+    return found
+
+
+def proto_classes(a: tuple[Source, dict[str, list[Fact]]], b: tuple[Source, dict[str, list[Fact]]],
+                  states: set[str], already: list[Change]) -> list[Change]:
+    """The class each state has in the gRPC binding's own comments, version against version:
+    v0.3.0's .proto says AUTH_REQUIRED is neither interrupted nor terminal, v1.0's calls it
+    interrupted, though the prose of both versions already calls it interrupted."""
+    ca, cb = _own_classes(a[1], states), _own_classes(b[1], states)
+    seen = {(c.subject, c.old, c.new) for c in already}
+    changes = []
+    for state in sorted(ca.keys() & cb.keys()):
+        (before, fa), (after, fb) = ca[state], cb[state]
+        if before == after or (f"TaskState.{state}", before, after) in seen:
+            continue
+        changes.append(Change("class-changed", f"TaskState.{state}", before, after, PROSE, ("behaviour",),
+                              [_at("old", a[0], fa), _at("new", b[0], fb)],
+                              note="as the gRPC binding's .proto comments classify it",
+                              elements=(f"value:TaskState.{state}",)))
     return changes
 
 

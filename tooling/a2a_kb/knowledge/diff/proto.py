@@ -1,6 +1,6 @@
 """Two compiled .protos compared element by element: package, file options, enums (by
 number), messages and their fields (by number), reserved numbers and names, oneofs,
-services and their RPCs, and each RPC's REST route.
+services and their RPCs. The RPCs' REST routes are compared as URLs by :mod:`.rest`.
 
 Elements are matched by their name relative to the package, so that a package rename is
 reported once (and every message's changes still show) rather than as every message
@@ -15,7 +15,7 @@ from .encodings import binary_compatible, json_compatible
 from .model import Change, Location
 from .scope import TASK_STATE, proto_scope
 
-GRPC, REST = "grpc", "rest"
+GRPC = "grpc"
 
 
 class _Pair:
@@ -218,8 +218,11 @@ def _move_breaks(before: ProtoField, after: ProtoField, old: ProtoMessage,
                                  f"{other.type_text} {other.name}")
     misread = [f"{after.name} is read as {other.name}" for other in (there_now, there_then)
                if other is not None and other.name != after.name]
-    return ("behaviour",), ("every byte still parses, but " + "; ".join(misread) if misread else
-                            "every byte still parses, but each peer drops the other's value as unknown")
+    if misread:
+        # buf's WIRE rules only ask whether the bytes parse, and they do: the diff says more.
+        return ("binary",), ("every byte still parses, so buf's WIRE rules are silent, but a peer's "
+                             "value lands in another field: " + "; ".join(misread))
+    return ("behaviour",), "every byte still parses, but each peer drops the other's value as unknown"
 
 
 def _type_key(f: ProtoField) -> str:
@@ -362,11 +365,3 @@ def _services(pair: _Pair) -> None:
                                                                          after.server_streaming):
                 pair.add("method-signature-changed", subject, before.signature, after.signature,
                          ("binary", "source"), where, element)
-            old_routes = [str(r) for r in before.http]
-            new_routes = [str(r) for r in after.http]
-            if old_routes != new_routes:
-                lost = [r for r in old_routes if r not in new_routes]
-                pair.add("http-route-changed", subject, old_routes or None, new_routes or None,
-                         ("json",) if lost else (), where, element, binding=REST,
-                         note="a REST client that calls the old route no longer reaches the RPC"
-                         if lost else "")

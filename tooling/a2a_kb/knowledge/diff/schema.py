@@ -21,6 +21,7 @@ from ...extract.json_schema import type_name
 from ...extract.lifecycle import state_name  # a state added upstream is a change, not skipped
 from ...records.model import Source
 from .descriptors import NO_LINES, Lines, ProtoField, ProtoFile
+from .grades import NEW_CLIENT, OLD_CLIENT, Grade
 from .kept import kept
 from .model import Change, Location
 from .scope import TASK_STATE, closure, proto_scope
@@ -245,9 +246,13 @@ def compare(old: JsonDescription, new: JsonDescription) -> list[Change]:
         return [Location("old", old.source, old_lines), Location("new", new.source, new_lines)]
 
     def add(kind: str, subject: str, before: object, after: object, breaks: tuple[str, ...],
-            where: list[Location], note: str = "") -> None:
+            where: list[Location], note: str = "", grades: tuple[Grade, ...] | None = None) -> None:
         changes.append(Change(kind, subject, before, after, JSON, breaks, where, note,
-                              elements=(f"definition:{subject.split('.', 1)[0]}",)))
+                              elements=(f"definition:{subject.split('.', 1)[0]}",), grades=grades))
+
+    roles = _roles(old)
+    for name, found in _roles(new).items():
+        roles[name] = roles.get(name, set()) | found
 
     names = (old.definitions.keys() | new.definitions.keys()) & (old.scope | new.scope)
     for name in sorted(names):
@@ -263,8 +268,56 @@ def compare(old: JsonDescription, new: JsonDescription) -> list[Change]:
             else:
                 _enum_strings(name, a, b, add, at)
             continue
-        _properties(name, a, b, add, at, validation=not (old.proto_json or new.proto_json))
+        _properties(name, a, b, add, at, validation=not (old.proto_json or new.proto_json),
+                    role=roles.get(name, {"request", "response"}))
     return changes
+
+
+def _roles(description: JsonDescription) -> dict[str, set[str]]:
+    """Which way each definition travels: in requests (reachable from a request or its
+    params), in responses (from a response or a streamed event), or both."""
+    definitions = description.definitions
+
+    def edges(name: str) -> set[str]:
+        found = definitions.get(name)
+        return found.refers_to if found else set()
+
+    requests = [n for n in definitions if n.endswith(("Request", "Params"))]
+    responses = [n for n in definitions if n.endswith(("Response", "Event"))]
+    roles: dict[str, set[str]] = {}
+    for role, roots in (("request", requests), ("response", responses)):
+        for name in closure(roots, edges):
+            roles.setdefault(name, set()).add(role)
+    return roles
+
+
+def _alternatives(type_text: str) -> set[str]:
+    return {t.strip() for t in type_text.split("|")}
+
+
+def _retyped(subject: str, old_type: str, new_type: str, role: set[str], add: Any,
+             where: list[Location]) -> None:
+    """A property's type changed. Widening a union (``A`` → ``A | B``) breaks only the peer
+    that receives: nobody in a request, an old client in a response; narrowing it the
+    reverse. Any other change breaks both."""
+    before, after = _alternatives(old_type), _alternatives(new_type)
+    more, fewer = " | ".join(sorted(after - before)), " | ".join(sorted(before - after))
+    if before < after and role == {"request"}:
+        note = (f"{subject} now also takes {more}: every old request stays valid; a new client that "
+                "sends the new form needs a new server")
+        add("field-type-changed", subject, old_type, new_type, (), where, note,
+            grades=(Grade("jsonrpc", "compatible", (), note),))
+    elif before < after and role == {"response"}:
+        note = f"{subject} may now be {more}, which an old client that validates responses refuses"
+        add("field-type-changed", subject, old_type, new_type, ("json",), where, note,
+            grades=(Grade("jsonrpc", "breaking", (OLD_CLIENT,), note),))
+    elif after < before and role == {"response"}:
+        note = (f"{subject} is no longer {fewer}: an old client accepts everything a new server "
+                "sends; a new client refuses an old server's other forms")
+        add("field-type-changed", subject, old_type, new_type, ("json",), where, note,
+            grades=(Grade("jsonrpc", "breaking", (NEW_CLIENT,), note),))
+    else:
+        add("field-type-changed", subject, old_type, new_type, ("json",), where)
 
 
 def _states(a: Definition, b: Definition, add: Any, at: Any) -> None:
@@ -302,7 +355,8 @@ def _enum_strings(name: str, a: Definition, b: Definition, add: Any, at: Any) ->
         add("enum-value-added", f"{name}.{value}", None, value, (), at(a.lines, new[value]))
 
 
-def _properties(name: str, a: Definition, b: Definition, add: Any, at: Any, *, validation: bool) -> None:
+def _properties(name: str, a: Definition, b: Definition, add: Any, at: Any, *, validation: bool,
+                role: set[str]) -> None:
     required_breaks = ("json",) if validation else ("behaviour",)
     for prop in [p for p in a.properties if p not in b.properties]:
         add("field-removed", f"{name}.{prop}", a.properties[prop][0], None, ("json",),
@@ -315,8 +369,7 @@ def _properties(name: str, a: Definition, b: Definition, add: Any, at: Any, *, v
     for prop in [p for p in a.properties if p in b.properties]:
         (old_type, old_lines), (new_type, new_lines) = a.properties[prop], b.properties[prop]
         if old_type != new_type:
-            add("field-type-changed", f"{name}.{prop}", old_type, new_type, ("json",),
-                at(old_lines, new_lines))
+            _retyped(f"{name}.{prop}", old_type, new_type, role, add, at(old_lines, new_lines))
         was, now = prop in a.required, prop in b.required
         if was != now:
             add("field-required-changed", f"{name}.{prop}", "required" if was else "optional",

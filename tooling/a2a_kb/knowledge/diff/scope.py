@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from .descriptors import ProtoFile, ProtoMethod
 
 TASK_STATE = "TaskState"
-_TASK_ROUTE = re.compile(r"(^|[/=])tasks(/|:|\}|$)")
+# `tasks/…`, and `task/…` as v0.2–v0.3 spell the push-notification routes
+_TASK_ROUTE = re.compile(r"(^|[/=])tasks?(/|:|\}|$)")
 
 
 @dataclass

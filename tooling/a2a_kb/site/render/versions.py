@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...knowledge.diff import ENCODINGS, oracle
+from ...knowledge.diff.grades import LEVELS, WIRE, WIRE_NAMES
 from ...records.model import Source, Version
 from .. import paths, ranking
 from ..data import SiteData
@@ -18,7 +19,18 @@ from .states import Count, count_of
 SEVERITY_ORDER = ("wire-breaking", "source-breaking", "behavioural", "compatible", "editorial")
 # The timeline follows the lifecycle's own types; the diff pages have everything else.
 TIMELINE_TYPES = {"TaskState", "Task", "TaskStatus", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent"}
-TAB_TITLES = {"grpc": "gRPC", "rest": "REST routes", "json": "JSON-RPC", "prose": "Prose"}
+TAB_TITLES = {"grpc": "gRPC & ProtoJSON messages", "rest": "HTTP+JSON routes", "json": "JSON-RPC",
+              "prose": "Prose"}
+# What each tab compares, in one line above its table.
+TAB_LEGENDS = {
+    "grpc": "The .protos compiled by protoc and compared element by element: messages, enums and RPCs, "
+            "graded for binary protobuf (gRPC), ProtoJSON and the HTTP+JSON payloads built from them.",
+    "rest": "The google.api.http routes compared as the URLs a client sends: verb, path and body.",
+    "json": "The JSON-RPC binding compared as JSON.",
+    "prose": "What the specification's prose and the .proto's comments say about the states' classes "
+             "and the errors' mappings.",
+}
+
 # Which clients each encoding stands for, as a row of a diff page says it.
 CLIENTS = {
     "binary": "gRPC clients (binary protobuf)",
@@ -97,9 +109,15 @@ class VersionRow:
 
 
 def _breaking(d: dict[str, Any]) -> dict[str, int]:
-    """binding → how many of the diff's changes break the wire for its clients."""
-    return {b: sum(c["binding"] == b and c["severity"] == "wire-breaking" for c in d["changes"])
-            for comparison in d.get("bindings", []) for b in comparison.get("reports", [])}
+    """encoding → how many of the diff's changes break it, for the encodings the pair has."""
+    touched = {g["encoding"] for c in d["changes"] for g in c.get("grades", [])}
+    reported = {b for comparison in d.get("bindings", []) for b in comparison.get("reports", [])}
+    has = set(touched)
+    if "grpc" in reported:
+        has |= {"binary", "protojson", "http"}
+    if "json" in reported:
+        has.add("jsonrpc")
+    return {e: d.get("encodings", {}).get(e, {}).get("breaking", 0) for e in WIRE if e in has}
 
 
 def index_page(data: SiteData, use_directory_urls: bool = True) -> str:
@@ -114,7 +132,8 @@ def index_page(data: SiteData, use_directory_urls: bool = True) -> str:
               _breaking(d)) for d in data.diffs]
     return render("site/versions-index.md.j2", rows=rows, diffs=diffs, history=timeline(data, link),
                   versions={v.id: v for v in data.versions}, link=link, paths=paths,
-                  severities=SEVERITY_ORDER, tab_titles=TAB_TITLES, allowed=oracle.ALLOWED)
+                  severities=SEVERITY_ORDER, tab_titles=TAB_TITLES, wire=WIRE, wire_names=WIRE_NAMES,
+                  kept=oracle.load_disagreements())
 
 
 @dataclass
@@ -162,10 +181,23 @@ class Tab:
     title: str
     comparison: dict[str, Any]
     changes: list[dict[str, Any]]
+    legend: str = ""
 
     @property
     def breaking(self) -> int:
         return sum(c["severity"] == "wire-breaking" for c in self.changes)
+
+
+def worst(change: dict[str, Any]) -> str:
+    """The change's worst grade over the wire encodings ('compatible' when it has none)."""
+    levels = [g["level"] for g in change.get("grades", [])]
+    return min(levels, key=LEVELS.index) if levels else "compatible"
+
+
+def summary(d: dict[str, Any]) -> list[tuple[str, str, dict[str, int]]]:
+    """(encoding, its name, level → count) for each wire encoding the diff grades a change in."""
+    counts = d.get("encodings", {})
+    return [(e, WIRE_NAMES[e], counts[e]) for e in WIRE if e in counts and any(counts[e].values())]
 
 
 def tabs(d: dict[str, Any]) -> list[Tab]:
@@ -179,10 +211,11 @@ def tabs(d: dict[str, Any]) -> list[Tab]:
             changes = sorted((c for c in d["changes"] if c["binding"] == binding), key=order)
             if binding == "rest" and not changes:
                 continue
-            found.append(Tab(binding, TAB_TITLES.get(binding, binding), comparison, changes))
+            found.append(Tab(binding, TAB_TITLES.get(binding, binding), comparison, changes,
+                             TAB_LEGENDS.get(binding, comparison.get("title", ""))))
     prose = sorted((c for c in d["changes"] if c["binding"] == "prose"), key=order)
     if prose:
-        found.append(Tab("prose", TAB_TITLES["prose"], {}, prose))
+        found.append(Tab("prose", TAB_TITLES["prose"], {}, prose, TAB_LEGENDS["prose"]))
     return found
 
 
@@ -191,10 +224,9 @@ def diff_page(data: SiteData, d: dict[str, Any], use_directory_urls: bool = True
     link = Linker(page, use_directory_urls)
     old = data.kb.version(d["old_version"])
     new = data.kb.version(d["new_version"])
-    allowed = [a for a in oracle.ALLOWED if (a.old, a.new) == (old.id, new.id)]
     return render("site/diff.md.j2", d=d, old=old, new=new, tabs=tabs(d), link=link, paths=paths,
-                  severities=SEVERITY_ORDER, clients=CLIENTS, allowed=allowed,
-                  encodings=ENCODINGS)
+                  severities=SEVERITY_ORDER, clients=CLIENTS, encodings=ENCODINGS, wire=WIRE,
+                  wire_names=WIRE_NAMES, levels=LEVELS, summary=summary(d), worst=worst)
 
 
 def part_names(data: SiteData) -> list[str]:

@@ -277,7 +277,19 @@ def test_diff_page_shows_its_changes(real: Watched) -> None:
     grpc = page.locator('.tabbed-block[data-binding="grpc"] table.kb-diff')
     json_rpc = page.locator('.tabbed-block[data-binding="json"] table.kb-diff')
     assert grpc.is_visible() and not json_rpc.is_visible()
-    assert "TASK_STATE_CANCELED" in grpc.inner_text() and "gRPC clients" in grpc.inner_text()
+    assert "TASK_STATE_CANCELED" in grpc.inner_text() and "ProtoJSON: breaking" in grpc.inner_text()
+    # a summary line per encoding above the tabs, and the REST tab named for what it shows
+    assert "HTTP+JSON:" in page.locator(".kb-diff-summary").inner_text()
+    assert page.locator(".tabbed-labels label", has_text="HTTP+JSON routes").count() == 1
+    # the filter narrows every tab to one encoding and grade, and says how many remain
+    page.locator("#kb-diff-filter select[name=encoding]").select_option("http")
+    page.locator("#kb-diff-filter select[name=level]").select_option("breaking")
+    shown = page.locator("table.kb-diff tbody tr:not([hidden])")
+    assert 0 < shown.count() < rows.count()
+    assert all("http:breaking" in (shown.nth(i).get_attribute("data-grades") or "")
+               for i in range(shown.count()))
+    page.locator("#kb-diff-filter select[name=encoding]").select_option("")
+    page.locator("#kb-diff-filter select[name=level]").select_option("")
     page.locator(".tabbed-labels label", has_text="JSON-RPC").click()
     assert json_rpc.is_visible() and not grpc.is_visible()
     assert "TASK_STATE_INPUT_REQUIRED" in json_rpc.inner_text()

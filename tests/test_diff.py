@@ -336,3 +336,88 @@ def test_the_prose_reads_only_the_facts_a_diff_keeps(real_kb_env: Path,
     assert {"class-changed", "error-mapping-changed"} <= {c["kind"] for found in kept for c in found}
     monkeypatch.setattr(sides.Reader, "prose_facts", lambda self, source: self.book.facts(source))
     assert changes() == kept
+
+
+# --- the cases issue 27 found, each held here ---------------------------------------------------
+
+
+def _rest(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in data["changes"] if c["binding"] == "rest"]
+
+
+def test_task_routes_are_in_scope_and_a_renamed_push_route_is_reported(
+        real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(real_kb_env, capsys, "0.2.4", "0.2.5")
+    rest = _rest(data)
+    # the `{parent=task/*/pushNotifications}` route (singular `task/`) is a task operation
+    gone = one(rest, kind="http-route-removed", subject="A2AService.CreateTaskPushNotification")
+    assert gone["severity"] == "wire-breaking"
+    assert [g["directions"] for g in gone["grades"]] == [["old client → new server"]]
+    one(rest, kind="http-route-added", subject="A2AService.CreateTaskPushNotificationConfig")
+    assert {c["subject"] for c in rest if c["kind"] == "http-route-removed"} == {
+        "A2AService.CreateTaskPushNotification", "A2AService.GetTaskPushNotification",
+        "A2AService.ListTaskPushNotification"}
+
+
+def test_a_path_binding_another_field_is_not_a_broken_url(
+        real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # v0.2.3 binds the same URL to `name` instead of `id`: a client sends what it sent
+    data = run_json(real_kb_env, capsys, "0.2.2", "0.2.3")
+    cancel = [c for c in _rest(data) if c["subject"] == "A2AService.CancelTask"]
+    assert cancel and all(c["severity"] == "compatible" for c in cancel)
+    # a body mapping `config` → `*` that takes the same keys breaks nobody
+    data = run_json(real_kb_env, capsys, "1.0.0-rc", "1.0.0")
+    create = [c for c in _rest(data) if c["subject"] == "A2AService.CreateTaskPushNotificationConfig"]
+    assert create and all(c["kind"] == "http-body-changed" and c["severity"] == "compatible" for c in create)
+
+
+def test_a_v0_url_reaching_a_tenant_route_is_behavioural(v030_to_v100: dict[str, Any]) -> None:
+    rest = _rest(v030_to_v100)
+    captured = one(rest, kind="http-route-changed", subject="A2AService.SendMessage",
+                   old="POST /v1/message:send")
+    assert captured["severity"] == "behavioural" and "'v1' as tenant" in captured["note"]
+
+
+def test_params_widened_to_any_of_keep_every_old_request_valid(
+        real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(real_kb_env, capsys, "0.2.4", "0.2.5")
+    widened = one(data["changes"], kind="field-type-changed",
+                  subject="GetTaskPushNotificationConfigRequest.params")
+    assert widened["severity"] == "compatible"
+    assert widened["grades"] == [{"encoding": "jsonrpc", "level": "compatible", "directions": [],
+                                  "why": widened["note"]}]
+
+
+def test_auth_required_moves_to_interrupted_in_the_proto_comments(v030_to_v100: dict[str, Any]) -> None:
+    moved = one(v030_to_v100["changes"], kind="class-changed", subject="TaskState.auth-required")
+    assert (moved["old"], moved["new"]) == ("not-interrupted-or-terminal", "interrupted")
+    assert {loc["source"] for loc in moved["locations"]} == {"grpc-proto@v0.3.0", "proto@v1.0.0"}
+
+
+def test_fail_on_takes_a_level_per_encoding(real_kb_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def code(*flags: str) -> int:
+        result = cli.main(["--root", str(real_kb_env), "diff", "0.2.5", "0.2.6", *flags])
+        capsys.readouterr()
+        return result
+
+    assert code("--fail-on", "wire-breaking") == 1  # every HTTP+JSON client of 0.2.5 breaks
+    assert code("--fail-on", "any=breaking") == 1
+    assert code("--fail-on", "http=breaking") == 1
+    assert code("--fail-on", "binary=breaking") == 0  # the bytes are the same
+    assert code("--fail-on", "binary=breaking", "--fail-on", "protojson=breaking") == 1
+    assert code("--fail-on", "http=fatal") == 2  # a usage error, not a pass
+
+
+def test_every_pair_in_one_run(real_kb_env: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    data = run_json(real_kb_env, capsys, "--all")
+    pairs = [(p["old"], p["new"]) for p in data["pairs"]]
+    assert len(pairs) == 91 == len(set(pairs))  # 14 versions, every ordered pair once
+    assert ("draft", "main") in pairs and ("0.3.0", "1.0.0") in pairs
+    one_pair = next(p for p in data["pairs"] if (p["old"], p["new"]) == ("0.3.0", "1.0.0"))
+    assert len(one_pair["changes"]) == len(run_json(real_kb_env, capsys, "0.3.0", "1.0.0")["changes"])
+    assert cli.main(["--root", str(real_kb_env), "diff", "--all", "--out", str(tmp_path),
+                     "--format", "markdown"]) == 0
+    assert len(list(tmp_path.glob("*-to-*.md"))) == 91
+    for argv in (["--all", "0.3.0", "1.0.0"], ["0.3.0"], ["0.3.0", "1.0.0", "--out", str(tmp_path)]):
+        assert cli.main(["--root", str(real_kb_env), "diff", *argv]) == 2
+    capsys.readouterr()

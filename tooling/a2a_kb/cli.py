@@ -225,8 +225,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from .knowledge import diff
     from .output import dumps, envelope
 
-    if args.all == bool(args.old or args.new) or (not args.all and not (args.old and args.new)):
-        raise ConfigurationError("give OLD and NEW, or --all for every pair of versions "
+    given = args.old is not None or args.new is not None
+    if args.all == given or not (args.all or args.new is not None) or (args.out and not args.all):
+        raise ConfigurationError("give OLD and NEW, or --all (and --out DIR) for every pair of versions "
                                  "(tip: a2a-kb diff 0.3.0 1.0.0, or a2a-kb diff --all --out diffs/)")
     kb = _kb(args, kinds=diff.READS)  # a broken claim does not stop a diff, which reads none
     if args.all:
@@ -274,7 +275,8 @@ def _diff_all(kb: Any, args: argparse.Namespace) -> int:
     if args.format == "json" and args.out is None:
         _emit(dumps(envelope({"pairs": rows})))
     else:
-        _emit("\n".join([f"{len(rows)} pairs" + (f", a report each in {args.out}" if args.out else ""), *lines]))
+        head = f"{len(rows)} pairs" + (f", a report each in {args.out}" if args.out else "")
+        _emit("\n".join([head, *lines]))
     return EXIT_FINDINGS if failed else EXIT_OK
 
 

@@ -31,7 +31,7 @@ def _first(facts: dict[str, list[Fact]], key: str) -> Fact | None:
     return found[0] if found else None
 
 
-def _classes(facts: dict[str, list[Fact]], states: list[str]) -> dict[str, tuple[str, Fact | None]]:
+def classes_of(facts: dict[str, list[Fact]], states: list[str]) -> dict[str, tuple[str, Fact | None]]:
     """What one source says of each state's class; empty when it classifies nothing."""
     result: dict[str, tuple[str, Fact | None]] = {}
     terminal = _first(facts, "terminal-states:TaskState")
@@ -88,7 +88,7 @@ def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -
                 "permalink": source.permalink(where.line_start, where.line_end),
             }
 
-    classes = {s.id: _classes(per_source[s.id], order) for s in sources}
+    classes = {s.id: classes_of(per_source[s.id], order) for s in sources}
     rows = []
     for state in sorted(
         order, key=lambda st: (numbers.get(st) is None, numbers.get(st) or 0, order.index(st))

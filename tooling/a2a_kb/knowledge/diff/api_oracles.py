@@ -33,12 +33,11 @@ from .descriptors import ProtoFile
 from .grades import OLD_CLIENT
 from .model import Change
 from .oracle import Disagreement
-from .rest import Route, body_keys, routes
+from .rest import VARIABLE, Route, body_keys, routes
 from .schema import JsonDescription, from_proto
 from .scope import closure
 
 API_DIFF = Path("tooling/npm/api-diff")
-_VARIABLE = re.compile(r"\{(?P<name>[\w.]+)(?:=(?P<pattern>[^}]*))?\}")
 
 
 def runner(root: Path) -> Path:
@@ -81,7 +80,7 @@ def openapi_path(template: str) -> tuple[str, list[str]]:
                 parts.append(part)
         return "/".join(parts)
 
-    return _VARIABLE.sub(segment, template), params
+    return VARIABLE.sub(segment, template), params
 
 
 _JSON_TYPES = {"number": "number", "integer": "integer", "boolean": "boolean", "string": "string",
@@ -233,7 +232,8 @@ def http_item_changes(old: OpenApi, new: OpenApi, changes: Iterable[Change]) -> 
     return found
 
 
-def http_oracle_items(answer: dict[str, Any], old: OpenApi, new: OpenApi) -> tuple[set[str], dict[str, set[str]]]:
+def http_oracle_items(answer: dict[str, Any], old: OpenApi,
+                      new: OpenApi) -> tuple[set[str], dict[str, set[str]]]:
     """The RPCs openapi-diff finds a breaking difference on, with its codes."""
     found: set[str] = set()
     codes: dict[str, set[str]] = {}

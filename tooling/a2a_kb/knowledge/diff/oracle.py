@@ -236,8 +236,9 @@ def load_disagreements(path: Path = KEPT) -> list[Disagreement]:
 
 
 def _covers(d: Disagreement, encoding: str, side: str, kinds: set[str], rules: set[str]) -> bool:
-    return (d.oracle, d.encoding, d.side) == ("buf", encoding, side) and (d.kind in kinds or (not d.kind and not kinds)) \
-        and (d.rule in rules or (not d.rule and not rules))
+    same_kind = d.kind in kinds or (not d.kind and not kinds)
+    same_rule = d.rule in rules or (not d.rule and not rules)
+    return (d.oracle, d.encoding, d.side) == ("buf", encoding, side) and same_kind and same_rule
 
 
 def agreement(pairs: Iterable[PairFigures], encoding: str, kept: list[Disagreement]) -> Agreement:
@@ -292,7 +293,8 @@ def _entry_of(element: str) -> str:
     return "message:" + element.removeprefix("message:").rsplit(".", 1)[0]
 
 
-def unused(kept: list[Disagreement], agreements: Iterable[Agreement], oracle: str = "buf") -> list[Disagreement]:
+def unused(kept: list[Disagreement], agreements: Iterable[Agreement],
+           oracle: str = "buf") -> list[Disagreement]:
     """The kept disagreements with ``oracle`` that none of ``agreements`` needed."""
     used = {i for a in agreements for i in a.kept}
     return [d for i, d in enumerate(kept) if i not in used and d.oracle == oracle]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ...facts import Fact
 from ...records.model import Source
+from ..states import classes_of  # the state table's reading of a source's classes
 from .model import Change, Location
 
 PROSE = "prose"
@@ -77,31 +78,12 @@ def classes(a: ProseSide, b: ProseSide) -> list[Change]:
     return changes
 
 
-def _own_classes(facts: dict[str, list[Fact]], states: set[str]) -> dict[str, tuple[str, Fact | None]]:
-    """What one source says of each state's class, in its own terms: an explicit comment
-    ("not an interrupted or terminal state") first, then its lists."""
-    terminal = _first(facts, "terminal-states:TaskState")
-    interrupted = _first(facts, "interrupted-states:TaskState")
-    found: dict[str, tuple[str, Fact | None]] = {}
-    for state in sorted(states):
-        explicit = _first(facts, f"state-class:TaskState.{state}")
-        if explicit is not None:
-            found[state] = (str(explicit.value), explicit)
-        elif terminal is not None and state in terminal.value:
-            found[state] = ("terminal", terminal)
-        elif interrupted is not None and state in interrupted.value:
-            found[state] = ("interrupted", interrupted)
-        elif terminal is not None or interrupted is not None:
-            found[state] = ("unclassified", None)
-    return found
-
-
 def proto_classes(a: tuple[Source, dict[str, list[Fact]]], b: tuple[Source, dict[str, list[Fact]]],
                   states: set[str], already: list[Change]) -> list[Change]:
     """The class each state has in the gRPC binding's own comments, version against version:
     v0.3.0's .proto says AUTH_REQUIRED is neither interrupted nor terminal, v1.0's calls it
     interrupted, though the prose of both versions already calls it interrupted."""
-    ca, cb = _own_classes(a[1], states), _own_classes(b[1], states)
+    ca, cb = classes_of(a[1], sorted(states)), classes_of(b[1], sorted(states))
     seen = {(c.subject, c.old, c.new) for c in already}
     changes = []
     for state in sorted(ca.keys() & cb.keys()):

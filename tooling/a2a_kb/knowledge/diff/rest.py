@@ -27,7 +27,7 @@ from .model import Change, Location
 from .scope import proto_scope
 
 REST = "rest"
-_VARIABLE = re.compile(r"\{(?P<name>[\w.]+)(?:=(?P<pattern>[^}]*))?\}")
+VARIABLE = re.compile(r"\{(?P<name>[\w.]+)(?:=(?P<pattern>[^}]*))?\}")
 
 
 @dataclass(frozen=True)
@@ -50,16 +50,16 @@ class Route:
             pattern = match.group("pattern") or "*"
             return pattern.replace("**", "x/y").replace("*", "x")
 
-        return _VARIABLE.sub(fill, self.template)
+        return VARIABLE.sub(fill, self.template)
 
     def bound(self) -> set[str]:
         """The request fields the path binds (their top-level names)."""
-        return {m.group("name").split(".")[0] for m in _VARIABLE.finditer(self.template)}
+        return {m.group("name").split(".")[0] for m in VARIABLE.finditer(self.template)}
 
     @property
     def custom_verb(self) -> str:
         """The template's custom verb (``:cancel``), which is not part of any segment."""
-        match = re.search(r":(\w+)$", _VARIABLE.sub("", self.template))
+        match = re.search(r":(\w+)$", VARIABLE.sub("", self.template))
         return match.group(1) if match else ""
 
     def serves(self, route: Route) -> bool:
@@ -72,7 +72,7 @@ class Route:
         found: list[tuple[str, str]] = []
         rest = self.template.rsplit(":", 1)[0] if self.custom_verb else self.template
         for piece in re.split(r"(\{[^}]*\})", rest):
-            match = _VARIABLE.fullmatch(piece)
+            match = VARIABLE.fullmatch(piece)
             if match:
                 found += [(part, match.group("name")) for part in (match.group("pattern") or "*").split("/")]
             else:

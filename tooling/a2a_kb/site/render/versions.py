@@ -110,9 +110,8 @@ class VersionRow:
 
 def _breaking(d: dict[str, Any]) -> dict[str, int]:
     """encoding → how many of the diff's changes break it, for the encodings the pair has."""
-    touched = {g["encoding"] for c in d["changes"] for g in c.get("grades", [])}
     reported = {b for comparison in d.get("bindings", []) for b in comparison.get("reports", [])}
-    has = set(touched)
+    has = {g["encoding"] for c in d["changes"] for g in c.get("grades", [])}
     if "grpc" in reported:
         has |= {"binary", "protojson", "http"}
     if "json" in reported:
@@ -182,10 +181,6 @@ class Tab:
     comparison: dict[str, Any]
     changes: list[dict[str, Any]]
     legend: str = ""
-
-    @property
-    def breaking(self) -> int:
-        return sum(c["severity"] == "wire-breaking" for c in self.changes)
 
 
 def worst(change: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KB     := $(BIN)/a2a-kb
 
-.PHONY: help setup fetch vendor validate check mutate sweep site serve test lint unit node-test capture capture-check bench clean workflow-lint buf capture-sdks site-audit-tools site-audit
+.PHONY: help setup fetch vendor validate check mutate sweep site serve test lint unit node-test capture capture-check bench clean workflow-lint buf api-diff capture-sdks site-audit-tools site-audit
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
@@ -80,7 +80,7 @@ workflow-lint: $(ACTIONLINT)
 # The serial run goes on when the parallel one fails, so that one CI run reports both. Each
 # lists its slowest steps: what to look at when the run grows.
 PYTEST_WORKERS ?= 4
-unit: fetch vendor buf capture-sdks $(ACTIONLINT) site-audit-tools
+unit: fetch vendor buf api-diff capture-sdks $(ACTIONLINT) site-audit-tools
 	shared=$$(mktemp -d "$${TMPDIR:-/tmp}/a2a-kb-tests.XXXXXX"); \
 	A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial" --durations=25; \
 	parallel=$$?; A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -m serial --durations=10; \
@@ -98,6 +98,15 @@ $(BUF_STAMP): tooling/npm/buf/package.json tooling/npm/buf/package-lock.json
 	@touch $(BUF_STAMP)
 
 buf: $(BUF_STAMP)
+
+# The HTTP+JSON and JSON-RPC oracles of the diff (tests/test_api_oracles.py): openapi-diff
+# and json-schema-diff, pinned with their integrity in tooling/npm/api-diff/package-lock.json.
+API_DIFF_STAMP := tooling/npm/api-diff/node_modules/.installed-stamp
+$(API_DIFF_STAMP): tooling/npm/api-diff/package.json tooling/npm/api-diff/package-lock.json
+	npm ci --prefix tooling/npm/api-diff --no-audit --no-fund
+	@touch $(API_DIFF_STAMP)
+
+api-diff: $(API_DIFF_STAMP)
 
 # The site audit's oracles (tests/test_site_quality.py): Lighthouse and axe-core from npm,
 # pinned with their integrity in tooling/npm/{lighthouse,axe-core}/package-lock.json (12.2.3
@@ -158,7 +167,7 @@ capture-check: setup capture-sdks
 
 test: lint workflow-lint check mutate sweep capture-check unit node-test
 
-bench: fetch vendor buf site-audit-tools
+bench: fetch vendor buf api-diff site-audit-tools
 	$(BIN)/python bench/run.py
 
 clean:

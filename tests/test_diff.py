@@ -421,3 +421,23 @@ def test_every_pair_in_one_run(real_kb_env: Path, capsys: pytest.CaptureFixture[
     for argv in (["--all", "0.3.0", "1.0.0"], ["0.3.0"], ["0.3.0", "1.0.0", "--out", str(tmp_path)]):
         assert cli.main(["--root", str(real_kb_env), "diff", *argv]) == 2
     capsys.readouterr()
+
+
+def test_what_json_schema_diff_found_the_diff_missing(real_kb_env: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Three kinds of JSON-RPC change json-schema-diff found and the diff graded compatible
+    or did not report: a state added to a response (v0.1.0 → v0.2.0), an error message no
+    longer pinned by `const` (the same pair), and null no longer accepted in a request
+    (draft → v0.1.0). Each is breaking for an old client that validates what it is sent."""
+    data = run_json(real_kb_env, capsys, "0.1.0", "0.2.0")
+    added = one(data["changes"], kind="state-added", subject="TaskState.rejected")
+    assert [(g["encoding"], g["level"], g["directions"]) for g in added["grades"]] == [
+        ("jsonrpc", "breaking", ["old client → new server"])]
+    released = one(data["changes"], kind="field-const-changed", subject="TaskNotFoundError.message")
+    assert (released["old"], released["new"]) == ("Task not found", "any")
+    assert released["grades"][0]["level"] == "breaking"
+    assert "validates responses" in released["grades"][0]["why"]
+    data = run_json(real_kb_env, capsys, "draft", "0.1.0")
+    dropped = one(data["changes"], kind="field-null-changed", subject="TaskIdParams.metadata")
+    assert dropped["grades"][0]["directions"] == ["old client → new server"]
+    assert "request that carries it is refused" in dropped["grades"][0]["why"]

@@ -211,6 +211,7 @@ def cmd_states(args: argparse.Namespace) -> int:
 
 
 def _FAIL_ON(value: str) -> str:
+    value = _value(value)
     severities = ("wire-breaking", "source-breaking", "behavioural", "editorial")
     encodings = ("any", "binary", "protojson", "http", "jsonrpc")
     encoding, sep, level = value.partition("=")
@@ -227,6 +228,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     given = args.old is not None or args.new is not None
     if args.all == given or not (args.all or args.new is not None) or (args.out and not args.all):
+        _say(args.usage().rstrip())
         raise ConfigurationError("give OLD and NEW, or --all (and --out DIR) for every pair of versions "
                                  "(tip: a2a-kb diff 0.3.0 1.0.0, or a2a-kb diff --all --out diffs/)")
     kb = _kb(args, kinds=diff.READS)  # a broken claim does not stop a diff, which reads none
@@ -494,7 +496,7 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
 
     def add(name: str, func: Command, help_text: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_text, description=help_text)
-        sp.set_defaults(func=func)
+        sp.set_defaults(func=func, usage=sp.format_usage)
         return unused if unused is not None and name != only else sp
 
     sp = add(
@@ -566,7 +568,7 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("new", nargs="?", help="the newer version, e.g. 1.0.0")
     sp.add_argument("--all", action="store_true",
                     help="every ordered pair of versions (old before new), in one process")
-    sp.add_argument("--out", type=Path, metavar="DIR",
+    sp.add_argument("--out", type=lambda text: Path(_value(text)), metavar="DIR",
                     help="with --all: write each pair's report to DIR/OLD-to-NEW.{json,md,txt}")
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
     sp.add_argument(

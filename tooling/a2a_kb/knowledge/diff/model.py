@@ -62,6 +62,8 @@ for _name, _meaning in (
     ("field-presence-changed", "a field gained or lost explicit presence (optional)"),
     ("field-oneof-changed", "a field joined, left or changed its oneof"),
     ("field-required-changed", "a field (or property) became required or optional"),
+    ("field-null-changed", "a JSON schema property began or stopped accepting null"),
+    ("field-const-changed", "a JSON schema property was pinned to one value, released, or re-pinned"),
     ("oneof-renamed", "a oneof's name changed with the same members"),
     ("reserved-removed", "a reserved number or name is no longer reserved"),
     ("reserved-added", "a number or name became reserved"),

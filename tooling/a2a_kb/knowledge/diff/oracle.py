@@ -213,13 +213,15 @@ def figures(old_version: str, new_version: str, old: ProtoFile, new: ProtoFile, 
 
 @dataclass(frozen=True)
 class Disagreement:
-    """A disagreement with buf kept on purpose: where the diff is right, and why."""
+    """A disagreement with an oracle kept on purpose: where the diff is right, and why."""
 
     encoding: str
-    side: str  # "buf-only": buf flags, the diff does not grade breaking; "diff-only": the reverse
+    side: str  # "buf-only"/"oracle-only": the oracle flags, the diff does not grade breaking;
+    #            "diff-only": the reverse
     kind: str  # the diff's change kind on the element ("" for none)
-    rule: str  # buf's rule ("" for a diff-only call that no finding touches)
+    rule: str  # the oracle's rule or code ("" for a diff-only call that no finding touches)
     reason: str
+    oracle: str = "buf"  # buf, openapi-diff or json-schema-diff
 
 
 KEPT = Path(__file__).with_name("disagreements.yaml")
@@ -230,13 +232,14 @@ def load_disagreements(path: Path = KEPT) -> list[Disagreement]:
 
     rows = yaml.safe_load(path.read_text("utf-8")) or []
     return [Disagreement(str(r["encoding"]), str(r["side"]), str(r.get("kind") or ""),
-                         str(r.get("rule") or ""), " ".join(str(r["reason"]).split())) for r in rows]
+                         str(r.get("rule") or ""), " ".join(str(r["reason"]).split()),
+                         str(r.get("oracle") or "buf")) for r in rows]
 
 
 def _covers(d: Disagreement, encoding: str, side: str, kinds: set[str], rules: set[str]) -> bool:
     same_kind = d.kind in kinds or (not d.kind and not kinds)
     same_rule = d.rule in rules or (not d.rule and not rules)
-    return (d.encoding, d.side) == (encoding, side) and same_kind and same_rule
+    return (d.oracle, d.encoding, d.side) == ("buf", encoding, side) and same_kind and same_rule
 
 
 def agreement(pairs: Iterable[PairFigures], encoding: str, kept: list[Disagreement]) -> Agreement:
@@ -294,4 +297,4 @@ def _entry_of(element: str) -> str:
 def unused(kept: list[Disagreement], agreements: Iterable[Agreement]) -> list[Disagreement]:
     """The kept disagreements that none of ``agreements`` needed."""
     used = {i for a in agreements for i in a.kept}
-    return [d for i, d in enumerate(kept) if i not in used]
+    return [d for i, d in enumerate(kept) if d.oracle == "buf" and i not in used]

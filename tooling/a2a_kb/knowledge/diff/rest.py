@@ -158,14 +158,15 @@ def compare(old: ProtoFile, new: ProtoFile) -> list[Change]:
             changes.append(Change(
                 "http-route-changed", rpc, [r.label for r in before if r.rpc == rpc],
                 [r.label for r in after if r.rpc == rpc], REST, ("json",),
-                at(first_old.lines, first_new.lines), note, elements=element,
+                at(first_old.lines, first_new.lines), note,
+                elements=element + tuple(f"route:{r.label}" for r in mine_lost),
                 grades=(Grade("http", "breaking", directions, note),)))
             continue
         for r in mine_lost:
             note = (f"an old client's {r.label} reaches no route of the new server (404): "
                     f"{rpc} is gone, or moved to another URL")
             changes.append(Change("http-route-removed", rpc, r.label, None, REST, ("json",),
-                                  at(r.lines, NO_LINES), note, elements=element,
+                                  at(r.lines, NO_LINES), note, elements=(*element, f"route:{r.label}"),
                                   grades=(Grade("http", "breaking", (OLD_CLIENT,), note),)))
         for r in mine_gained:
             note = f"a new route; an old server answers {r.label} with 404, which only a new feature meets"
@@ -188,7 +189,8 @@ def _urls(found: list[Route]) -> str:
 def _body(old: ProtoFile, new: ProtoFile, r: Route, served: Route, at: object) -> list[Change]:
     """What a route that still serves an old client's URL does with it: a literal segment
     now read as a variable, and the body it takes."""
-    element = (f"rpc:{served.rpc}",)
+    # the RPC that serves the URL now, the one that did, and the old client's route
+    element = tuple(dict.fromkeys((f"rpc:{served.rpc}", f"rpc:{r.rpc}", f"route:{r.label}")))
     old_text = f"{r.label} body={r.body or '(none)'} ({r.input})"
     new_text = f"{served.label} body={served.body or '(none)'} ({served.input})"
     where = at(r.lines, served.lines)  # type: ignore[operator]

@@ -38,6 +38,8 @@ class Definition:
     enum: dict[str, Lines] | None = None  # string → lines, when the definition is an enum
     refers_to: set[str] = field(default_factory=set)  # the definitions it refers to
     payload: str = ""  # a JSON-RPC envelope's params (or result) definition
+    nullable: set[str] = field(default_factory=set)  # the properties that accept null
+    consts: dict[str, Any] = field(default_factory=dict)  # property → the one value it accepts
 
 
 @dataclass
@@ -52,7 +54,7 @@ class JsonDescription:
 
 # Bump when what from_schema gives, or how _dump writes it, changes: kept copies are then
 # read again.
-SCHEMA_MODEL = 1
+SCHEMA_MODEL = 2
 
 
 def load_schema(source: Source, text: str, cache_root: Path) -> JsonDescription:
@@ -83,6 +85,10 @@ def from_schema(source: Source, text: str) -> JsonDescription:
         for prop, prop_schema in (schema.get("properties") or {}).items():
             lines = spans.get((*where, "properties", prop), NO_LINES)
             found.properties[prop] = (type_name(prop_schema), lines)
+            if _accepts_null(prop_schema):
+                found.nullable.add(prop)
+            if isinstance(prop_schema, dict) and "const" in prop_schema:
+                found.consts[prop] = prop_schema["const"]
         found.required = {r for r in schema.get("required") or [] if isinstance(r, str)}
         found.refers_to = _refs(schema)
         found.payload = _payload(found)
@@ -99,7 +105,7 @@ def _dump(description: JsonDescription) -> dict[str, Any]:
         "definitions": [
             [d.name, d.lines, [[name, kind, lines] for name, (kind, lines) in d.properties.items()],
              sorted(d.required), None if d.enum is None else list(d.enum.items()),
-             sorted(d.refers_to), d.payload]
+             sorted(d.refers_to), d.payload, sorted(d.nullable), d.consts]
             for d in description.definitions.values()
         ],
         "scope": sorted(description.scope),
@@ -115,10 +121,24 @@ def _undump(source: Source, model: dict[str, Any]) -> JsonDescription:
     definitions = {
         name: Definition(name, lines(at), {p: (str(kind), lines(p_at)) for p, kind, p_at in properties},
                          set(required), None if enum is None else {str(v): lines(v_at) for v, v_at in enum},
-                         set(refers_to), str(payload))
-        for name, at, properties, required, enum, refers_to, payload in model["definitions"]
+                         set(refers_to), str(payload), set(nullable), dict(consts))
+        for name, at, properties, required, enum, refers_to, payload, nullable, consts in model["definitions"]
     }
     return JsonDescription(source, definitions, set(model["scope"]), bool(model["proto_json"]))
+
+
+def _accepts_null(schema: Any) -> bool:
+    """Whether a property's schema names null among what it accepts (``type: null``, a
+    ``null`` in a type list, an ``anyOf``/``oneOf`` member, or a null ``const``)."""
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if "const" in schema and schema["const"] is None:
+        return True
+    return any(_accepts_null(option) for key in ("anyOf", "oneOf")
+               for option in schema.get(key) or [] if isinstance(option, dict))
 
 
 def _refs(schema: Any) -> set[str]:
@@ -262,14 +282,14 @@ def compare(old: JsonDescription, new: JsonDescription) -> list[Change]:
             add(kind, name, a and name, b and name, () if a is None else ("json",),
                 at(a.lines if a else NO_LINES, b.lines if b else NO_LINES))
             continue
+        role = roles.get(name, {"request", "response"})
         if a.enum is not None or b.enum is not None:
             if name == TASK_STATE:
-                _states(a, b, add, at)
+                _states(a, b, add, at, role)
             else:
-                _enum_strings(name, a, b, add, at)
+                _enum_strings(name, a, b, add, at, role)
             continue
-        _properties(name, a, b, add, at, validation=not (old.proto_json or new.proto_json),
-                    role=roles.get(name, {"request", "response"}))
+        _properties(name, a, b, add, at, validation=not (old.proto_json or new.proto_json), role=role)
     return changes
 
 
@@ -302,6 +322,9 @@ def _retyped(subject: str, old_type: str, new_type: str, role: set[str], add: An
     reverse. Any other change breaks both."""
     before, after = _alternatives(old_type), _alternatives(new_type)
     more, fewer = " | ".join(sorted(after - before)), " | ".join(sorted(before - after))
+    if "any" in (old_type, new_type):  # one side accepts every value: the other is narrower
+        before, after = (after | before, after) if old_type == "any" else (before, before | after)
+        more, fewer = ("anything", "") if new_type == "any" else ("", f"anything but {new_type}")
     if before < after and role == {"request"}:
         note = (f"{subject} now also takes {more}: every old request stays valid; a new client that "
                 "sends the new form needs a new server")
@@ -320,12 +343,35 @@ def _retyped(subject: str, old_type: str, new_type: str, role: set[str], add: An
         add("field-type-changed", subject, old_type, new_type, ("json",), where)
 
 
-def _states(a: Definition, b: Definition, add: Any, at: Any) -> None:
+def widened(subject: str, what: str, role: set[str]) -> tuple[tuple[str, ...], tuple[Grade, ...]]:
+    """What a schema that now also accepts ``what`` breaks, by the way the definition
+    travels: an old client that validates a new server's responses refuses it; a request
+    never does (only a new client sends the new form, to a server that knows it)."""
+    if "response" in role:
+        note = f"{subject} now also accepts {what}, which an old client that validates responses refuses"
+        return ("json",), (Grade("jsonrpc", "breaking", (OLD_CLIENT,), note),)
+    note = f"{subject} now also accepts {what}: every old request stays valid"
+    return (), (Grade("jsonrpc", "compatible", (), note),)
+
+
+def narrowed(subject: str, what: str, role: set[str]) -> tuple[tuple[str, ...], tuple[Grade, ...]]:
+    """What a schema that no longer accepts ``what`` breaks: an old client's request that
+    carries it; in a response, a new client that meets an old server's."""
+    directions = ((OLD_CLIENT,) if "request" in role else ()) + ((NEW_CLIENT,) if "response" in role else ())
+    note = (f"{subject} no longer accepts {what}: "
+            + ("an old client's request that carries it is refused" if "request" in role
+               else "a new client refuses an old server's response that carries it"))
+    return ("json",), (Grade("jsonrpc", "breaking", directions, note),)
+
+
+def _states(a: Definition, b: Definition, add: Any, at: Any, role: set[str]) -> None:
     old = {state_name(v): v for v in a.enum or {} if state_name(v)}
     new = {state_name(v): v for v in b.enum or {} if state_name(v)}
     old_lines, new_lines = a.enum or {}, b.enum or {}
     for state in [s for s in new if s not in old]:
-        add("state-added", f"TaskState.{state}", None, new[state], (), at(a.lines, new_lines[new[state]]))
+        breaks, grades = widened("TaskState", repr(new[state]), role)
+        add("state-added", f"TaskState.{state}", None, new[state], breaks, at(a.lines, new_lines[new[state]]),
+            grades=grades)
     for state in [s for s in old if s not in new]:
         add("state-removed", f"TaskState.{state}", old[state], None, ("json",),
             at(old_lines[old[state]], b.lines),
@@ -347,12 +393,14 @@ def _convention(spellings: list[str]) -> str:
     return "mixed"
 
 
-def _enum_strings(name: str, a: Definition, b: Definition, add: Any, at: Any) -> None:
+def _enum_strings(name: str, a: Definition, b: Definition, add: Any, at: Any, role: set[str]) -> None:
     old, new = a.enum or {}, b.enum or {}
     for value in [v for v in old if v not in new]:
         add("enum-value-removed", f"{name}.{value}", value, None, ("json",), at(old[value], b.lines))
     for value in [v for v in new if v not in old]:
-        add("enum-value-added", f"{name}.{value}", None, value, (), at(a.lines, new[value]))
+        breaks, grades = widened(name, repr(value), role)
+        add("enum-value-added", f"{name}.{value}", None, value, breaks, at(a.lines, new[value]),
+            grades=grades)
 
 
 def _properties(name: str, a: Definition, b: Definition, add: Any, at: Any, *, validation: bool,
@@ -370,8 +418,36 @@ def _properties(name: str, a: Definition, b: Definition, add: Any, at: Any, *, v
         (old_type, old_lines), (new_type, new_lines) = a.properties[prop], b.properties[prop]
         if old_type != new_type:
             _retyped(f"{name}.{prop}", old_type, new_type, role, add, at(old_lines, new_lines))
+        if validation:
+            _null_and_const(f"{name}.{prop}", prop, a, b, role, add, at(old_lines, new_lines))
         was, now = prop in a.required, prop in b.required
         if was != now:
             add("field-required-changed", f"{name}.{prop}", "required" if was else "optional",
                 "required" if now else "optional", required_breaks if now else ("behaviour",),
                 at(old_lines, new_lines))
+
+
+def _null_and_const(subject: str, prop: str, a: Definition, b: Definition, role: set[str], add: Any,
+                    where: list[Location]) -> None:
+    """A property that began or stopped accepting null, or was pinned to one value, released
+    or re-pinned (a JSON schema's ``const``: an error's fixed message, a part's kind)."""
+    if (prop in a.nullable) != (prop in b.nullable):
+        breaks, grades = (widened if prop in b.nullable else narrowed)(subject, "null", role)
+        add("field-null-changed", subject, "null accepted" if prop in a.nullable else "no null",
+            "null accepted" if prop in b.nullable else "no null", breaks, where, grades[0].why, grades=grades)
+    was, now = a.consts.get(prop, _UNSET), b.consts.get(prop, _UNSET)
+    if was == now:
+        return
+    if now is _UNSET:
+        breaks, grades = widened(subject, f"values other than {was!r}", role)
+    elif was is _UNSET:
+        breaks, grades = narrowed(subject, f"any value but {now!r}", role)
+    else:
+        note = (f"{subject} is pinned to {now!r} where old peers write and expect {was!r}: each side "
+                "refuses the other's")
+        breaks, grades = ("json",), (Grade("jsonrpc", "breaking", (OLD_CLIENT, NEW_CLIENT), note),)
+    add("field-const-changed", subject, "any" if was is _UNSET else was, "any" if now is _UNSET else now,
+        breaks, where, grades[0].why, grades=grades)
+
+
+_UNSET = object()

@@ -288,8 +288,18 @@ def test_diff_page_shows_its_changes(real: Watched) -> None:
     assert 0 < shown.count() < rows.count()
     assert all("http:breaking" in (shown.nth(i).get_attribute("data-grades") or "")
                for i in range(shown.count()))
+    # and a reader sees it, on a phone too, where each row is a card (display: block)
+    excluded = page.locator('.tabbed-block[data-binding="grpc"] table.kb-diff tbody tr[hidden]').first
+    tall = page.evaluate("() => document.documentElement.scrollHeight")
+    assert not excluded.is_visible()
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert not excluded.is_visible()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    _shot(page, "diff-0.3.0-to-1.0.0-http-breaking-390")
+    page.set_viewport_size({"width": 1400, "height": 1000})
     page.locator("#kb-diff-filter select[name=encoding]").select_option("")
     page.locator("#kb-diff-filter select[name=level]").select_option("")
+    assert page.evaluate("() => document.documentElement.scrollHeight") > tall
     page.locator(".tabbed-labels label", has_text="JSON-RPC").click()
     assert json_rpc.is_visible() and not grpc.is_visible()
     assert "TASK_STATE_INPUT_REQUIRED" in json_rpc.inner_text()

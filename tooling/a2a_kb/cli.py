@@ -222,13 +222,19 @@ def _FAIL_ON(value: str) -> str:
         f"severity ({', '.join(severities)}); a CI gate uses any=breaking")
 
 
+def _usage_of(command: str) -> str:
+    """A command's usage line, as argparse prints it above a usage error."""
+    sub = next(a for a in parser(command)._actions if isinstance(a, argparse._SubParsersAction))
+    return str(sub.choices[command].format_usage()).rstrip()
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     from .knowledge import diff
     from .output import dumps, envelope
 
     given = args.old is not None or args.new is not None
     if args.all == given or not (args.all or args.new is not None) or (args.out and not args.all):
-        _say(args.usage().rstrip())
+        _say(_usage_of("diff"))
         raise ConfigurationError("give OLD and NEW, or --all (and --out DIR) for every pair of versions "
                                  "(tip: a2a-kb diff 0.3.0 1.0.0, or a2a-kb diff --all --out diffs/)")
     kb = _kb(args, kinds=diff.READS)  # a broken claim does not stop a diff, which reads none
@@ -496,7 +502,7 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
 
     def add(name: str, func: Command, help_text: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_text, description=help_text)
-        sp.set_defaults(func=func, usage=sp.format_usage)
+        sp.set_defaults(func=func)
         return unused if unused is not None and name != only else sp
 
     sp = add(

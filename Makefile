@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KB     := $(BIN)/a2a-kb
 
-.PHONY: help setup fetch vendor validate check mutate sweep site serve test lint unit node-test capture capture-check bench clean workflow-lint buf api-diff capture-sdks site-audit-tools site-audit
+.PHONY: help setup fetch vendor validate check mutate sweep site serve test lint unit node-test capture capture-check bench clean workflow-lint buf api-diff capture-sdks tck site-audit-tools site-audit
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
@@ -158,12 +158,35 @@ $(JS_SDK_STAMP): $(JS_SDK)/package.json $(JS_SDK)/package-lock.json
 
 capture-sdks: $(SDK03_STAMP) $(JS_SDK_STAMP)
 
-capture: setup capture-sdks
-	$(KB) capture
+# The official conformance suite (a2a-tck, read from the mirror by `a2a-kb tck`): its test
+# runner's dependencies, and each system under test's SDK build, each in its own virtual
+# environment, pinned with their sha256 in tooling/tck/.
+TCK_RUNNER       := .cache/tck/runner-1.0-dev
+TCK_RUNNER_PINS  := tooling/tck/requirements-runner-1.0-dev.txt
+TCK_SUT13        := .cache/tck/sut-a2a-sdk-1.3.0
+TCK_SUT13_PINS   := tooling/tck/requirements-sut-a2a-sdk-1.3.0.txt
 
-# Re-run every SDK build through every scenario and compare with captures/ (about 25 s).
-capture-check: setup capture-sdks
+$(TCK_RUNNER)/.installed-stamp: $(TCK_RUNNER_PINS)
+	rm -rf $(TCK_RUNNER) && $(PYTHON) -m venv $(TCK_RUNNER)
+	$(TCK_RUNNER)/bin/python -m pip install --quiet --require-hashes --no-deps -r $(TCK_RUNNER_PINS)
+	@touch $@
+
+$(TCK_SUT13)/.installed-stamp: $(TCK_SUT13_PINS)
+	rm -rf $(TCK_SUT13) && $(PYTHON) -m venv $(TCK_SUT13)
+	$(TCK_SUT13)/bin/python -m pip install --quiet --require-hashes --no-deps -r $(TCK_SUT13_PINS)
+	@touch $@
+
+tck: $(TCK_RUNNER)/.installed-stamp $(TCK_SUT13)/.installed-stamp
+
+capture: setup capture-sdks tck
+	$(KB) capture
+	$(KB) tck
+
+# Re-run every SDK build through every scenario and compare with captures/ (about 25 s), and
+# the conformance suite against each build (about 2 min).
+capture-check: setup capture-sdks tck
 	$(KB) capture --check
+	$(KB) tck --check
 
 test: lint workflow-lint check mutate sweep capture-check unit node-test
 

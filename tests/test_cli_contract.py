@@ -61,8 +61,10 @@ def test_design_commands_exist() -> None:
         "add-version",
         "sweep",
     ]
-    # Beyond DESIGN.md's table: `mutate`, the claim mutation testing of issue 13.
-    extensions = ["mutate"]
+    # Beyond DESIGN.md's table: `mutate`, the claim mutation testing of issue 13, and `tck`,
+    # the official conformance suite run against each SDK build (issue 28; `make capture`
+    # and `make capture-check` run it after `capture`).
+    extensions = ["mutate", "tck"]
     assert sorted(subcommands()) == sorted(design + extensions)
 
 

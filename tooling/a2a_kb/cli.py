@@ -359,6 +359,23 @@ def cmd_capture(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
 
+def cmd_tck(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from .capture import tck
+
+    project = _project(args)
+    mirror = args.mirror or os.environ.get("A2A_KB_MIRROR") or ""
+    if not mirror or not Path(mirror).is_dir():
+        raise ConfigurationError("the conformance suite is read from the source mirror: set A2A_KB_MIRROR "
+                                 "or pass --mirror DIR")
+    with contextlib.nullcontext() if args.check else _writing(args, "tck"):
+        lines, ok = tck.run_all(project.root, project.captures_dir, Path(mirror), check=args.check,
+                                only=args.build or None)
+    _emit("\n".join(lines))
+    return EXIT_OK if ok else EXIT_FINDINGS
+
+
 def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """Upstream as it is now: the network, a mirror, or endpoints pointed elsewhere."""
     from .sources.upstream import Endpoints, Reader
@@ -679,6 +696,11 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--only", action="append", help="run only this scenario (repeatable)")
     sp.add_argument("--sdk", action="append",
                     help="run only this SDK build: a2a-sdk-1.3.0, a2a-sdk-0.3, a2a-js-sdk-1.3.0 (repeatable)")
+    sp = add("tck", cmd_tck, "Run the official conformance suite (a2a-tck) against each SDK build; write or "
+                             "compare its verdicts under captures/tck/.")
+    sp.add_argument("--check", action="store_true", help="compare with captures/tck/ instead of writing")
+    sp.add_argument("--build", action="append", help="run only this build: a2a-sdk-1.3.0 (repeatable)")
+    sp.add_argument("--mirror", help="the source mirror the suite is read from (default: $A2A_KB_MIRROR)")
     return p
 
 

@@ -1,0 +1,107 @@
+"""The conformance suite's records (captures/tck/): what `a2a-kb tck` keeps of a run, and
+how `tck --check` reports a verdict that changed. The run itself is `make capture-check`
+(`a2a-kb tck --check`, part of `make test`), which starts each build's system under test
+and the suite's own runner."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a2a_kb import cli
+from a2a_kb.capture import tck
+from a2a_kb.errors import ConfigurationError
+from conftest import MIRROR
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORD = ROOT / "captures" / "tck" / "1.0-dev" / "a2a-sdk-1.3.0.json"
+
+
+@pytest.fixture(scope="module")
+def recorded() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(RECORD.read_text("utf-8"))
+    return data
+
+
+def _registry_ids(suite: tck.Suite) -> set[str]:
+    """Every requirement id the suite's registry defines, read with Python's parser from its
+    tck/requirements/*.py in the mirror (RequirementSpec(id="…", …))."""
+    ids = set()
+    for path, _, local in tck.suite_files(MIRROR, suite):
+        if path.startswith("tck/requirements/") and path.endswith(".py"):
+            for node in ast.walk(ast.parse(local.read_text("utf-8"))):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "RequirementSpec":
+                    ids |= {k.value.value for k in node.keywords
+                            if k.arg == "id" and isinstance(k.value, ast.Constant)}
+    return ids
+
+
+def test_the_record_answers_every_requirement_of_the_registry(recorded: dict[str, Any]) -> None:
+    ids = _registry_ids(tck.SUITES["1.0-dev"])
+    assert len(ids) > 100
+    assert set(recorded["requirements"]) == ids
+    assert recorded["suite"]["commit"] == tck.SUITES["1.0-dev"].commit
+    assert recorded["build"]["version"] == "1.3.0"
+
+
+def test_every_transport_the_build_serves_was_run(recorded: dict[str, Any]) -> None:
+    ran = {t["transport"] for t in recorded["tests"]}
+    assert set(tck.TRANSPORTS) <= ran
+    outcomes = {t["outcome"] for t in recorded["tests"]}
+    assert {"passed", "failed"} <= outcomes
+    # each test is tied to its requirement and transport where the suite says which
+    assert sum(1 for t in recorded["tests"] if not t["requirement"]) <= 5
+    assert all(t["transport"] for t in recorded["tests"])
+
+
+def test_a_changed_verdict_names_its_requirement_build_and_transport(recorded: dict[str, Any]) -> None:
+    now = copy.deepcopy(recorded)
+    assert tck.differences(recorded, now) == []
+    passing = next(rid for rid, r in now["requirements"].items() if r["transports"].get("grpc") == "PASS")
+    now["requirements"][passing]["transports"]["grpc"] = "FAIL"
+    test = next(t for t in now["tests"] if t["requirement"] == passing and t["transport"] == "grpc")
+    test["outcome"], test["reason"] = "failed", "stream stays open"
+    lines = tck.differences(recorded, now)
+    assert f"{passing} on a2a-sdk-1.3.0 over grpc: recorded PASS, now FAIL" in lines
+    assert any(line.startswith(f"{passing} on a2a-sdk-1.3.0 over grpc: {test['test']} was passed, now failed "
+                               "(stream stays open)") for line in lines)
+
+
+def test_a_reason_is_one_stable_line() -> None:
+    url = "http://127.0.0.1:40123"
+    text = ("AssertionError: task 0b6c4f1e-2a3b-4c5d-8e9f-0a1b2c3d4e5f at http://127.0.0.1:40123/x "
+            "took 2.51 s\nsecond line")
+    assert tck.reason(text, url) == "AssertionError: task <id> at <sut>/x took <t>"
+
+
+def test_a_damaged_suite_file_in_the_mirror_is_refused(tmp_path: Path) -> None:
+    url = "https://raw.githubusercontent.com/a2aproject/a2a-tck/abc/run_tck.py"
+    local = tmp_path / "raw.githubusercontent.com/a2aproject/a2a-tck/abc/run_tck.py"
+    local.parent.mkdir(parents=True)
+    local.write_text("print('the suite')\n")
+    sha = hashlib.sha256(b"print('the suite')\n").hexdigest()
+    (tmp_path / "MANIFEST.tsv").write_text(f"ref\tcommit\tpath\tbytes\tsha256\turl\n"
+                                           f"tck-x\tabc\trun_tck.py\t19\t{sha}\t{url}\n")
+    suite = tck.Suite("x", "abc")
+    tck.copy_suite(tmp_path, suite, tmp_path / "out")
+    assert (tmp_path / "out" / "run_tck.py").read_text() == "print('the suite')\n"
+    local.write_text("print('changed')\n")
+    with pytest.raises(ConfigurationError, match=r"run_tck\.py: missing or not the file MANIFEST\.tsv names"):
+        tck.copy_suite(tmp_path, suite, tmp_path / "out2")
+    with pytest.raises(ConfigurationError, match="no files of a2a-tck y"):
+        tck.copy_suite(tmp_path, tck.Suite("y", "abc"), tmp_path / "out3")
+
+
+def test_tck_needs_the_mirror_and_knows_its_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("A2A_KB_MIRROR", raising=False)
+    assert cli.main(["--root", str(ROOT), "tck", "--check"]) == 2
+    assert "set A2A_KB_MIRROR" in capsys.readouterr().err
+    assert cli.main(["--root", str(ROOT), "tck", "--check", "--mirror", str(MIRROR), "--build", "nope"]) == 2
+    assert "no suite build nope (known: a2a-sdk-1.3.0)" in capsys.readouterr().err

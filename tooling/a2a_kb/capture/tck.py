@@ -1,0 +1,337 @@
+"""The official conformance suite, a2a-tck, run by its own runner against SDK builds.
+
+For each build: the suite's files at its pinned branch head are copied out of the mirror
+(each checked against the sha256 MANIFEST.tsv gives), the build's system under test is
+started on 127.0.0.1 in its own virtual environment, and the suite's ``run_tck.py`` runs
+every transport the build serves. What the suite reports — its verdict per requirement and
+transport (``reports/compatibility.json``) and each test's outcome and reason
+(``reports/junitreport.xml``) — is written to ``captures/tck/<branch>/<build>.json``, or,
+with ``--check``, compared with that file: a verdict that changed names its requirement,
+build and transport.
+
+The builds, their environments (``make tck``) and the port of the suite's SUT are in
+``tooling/tck/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import json
+import os
+import re
+import socket
+import subprocess
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigurationError
+from .builds import LOCAL_HOST
+
+RECORD_VERSION = 1
+TRANSPORTS = ("jsonrpc", "grpc", "http_json")
+_RUN_SECONDS = 900.0
+_START_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Suite:
+    branch: str
+    commit: str
+
+    @property
+    def ref(self) -> str:  # the MANIFEST.tsv ref of its files
+        return f"tck-{self.branch}"
+
+
+SUITES = {"1.0-dev": Suite("1.0-dev", "357c4a87afa2818731590647cccbea31c31733a2")}
+
+
+@dataclass(frozen=True)
+class TckBuild:
+    """One SDK build the suite runs against, through one system under test."""
+
+    key: str  # the file name under captures/tck/<branch>/
+    suite: Suite
+    package: str
+    sut: str  # the suite's SUT folder
+    patch: str  # the port of that SUT to the build, under tooling/tck/ ('' for none)
+    venv: str  # its environment, made by `make tck`, relative to the root
+    transports: tuple[str, ...] = TRANSPORTS
+    notes: tuple[str, ...] = field(default=())
+
+    def python(self, root: Path) -> Path:
+        return root / self.venv / "bin" / "python"
+
+
+RUNNER_VENV = ".cache/tck/runner-1.0-dev"
+BUILDS = {
+    "a2a-sdk-1.3.0": TckBuild(
+        "a2a-sdk-1.3.0", SUITES["1.0-dev"], "a2a-sdk", "sut/a2a-python",
+        "tooling/tck/sut-a2a-python-on-a2a-sdk-1.3.0.patch", ".cache/tck/sut-a2a-sdk-1.3.0",
+        notes=("the suite's sut/a2a-python, generated from its scenarios/*.feature, ported to the "
+               "released a2a-sdk 1.3.0 by tooling/tck/sut-a2a-python-on-a2a-sdk-1.3.0.patch",)),
+}
+
+
+# --- the suite's files, from the mirror -----------------------------------------------------
+
+
+def suite_files(mirror: Path, suite: Suite) -> list[tuple[str, str, Path]]:
+    """(path in the suite, sha256, file in the mirror) for every file of the suite's head."""
+    manifest = mirror / "MANIFEST.tsv"
+    if not manifest.is_file():
+        raise ConfigurationError(f"the mirror {mirror} has no MANIFEST.tsv (set A2A_KB_MIRROR to the mirror)")
+    found = []
+    with manifest.open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            if row["ref"] == suite.ref and row["commit"] == suite.commit:
+                local = mirror / row["url"].split("://", 1)[1]
+                found.append((row["path"], row["sha256"], local))
+    if not found:
+        raise ConfigurationError(f"the mirror {mirror} holds no files of a2a-tck {suite.branch} at "
+                                 f"{suite.commit[:7]} (MANIFEST.tsv ref {suite.ref})")
+    return found
+
+
+def copy_suite(mirror: Path, suite: Suite, dest: Path) -> None:
+    for path, sha256, local in suite_files(mirror, suite):
+        data = local.read_bytes() if local.is_file() else b""
+        if hashlib.sha256(data).hexdigest() != sha256:
+            raise ConfigurationError(f"{local}: missing or not the file MANIFEST.tsv names (sha256 "
+                                     f"{sha256[:12]}…); fetch the mirror again")
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+# --- one run ----------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind((LOCAL_HOST, 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def _serving(build: TckBuild, root: Path, suite_dir: Path, log: Path) -> Iterator[str]:
+    """The build's SUT listening on 127.0.0.1: its base URL."""
+    http_port, grpc_port = _free_port(), _free_port()
+    env = {**os.environ, "SUT_HOST": f"{LOCAL_HOST}:{http_port}", "GRPC_PORT": str(grpc_port)}
+    with log.open("wb") as out:
+        process = subprocess.Popen([str(build.python(root)), "sut_agent.py"], cwd=suite_dir / build.sut,
+                                   env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            _wait_for(f"http://{LOCAL_HOST}:{http_port}/.well-known/agent-card.json", process, log)
+            yield f"http://{LOCAL_HOST}:{http_port}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _wait_for(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    import requests
+
+    deadline = time.monotonic() + _START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = log.read_text("utf-8", "replace").strip().splitlines()[-3:]
+            raise ConfigurationError(f"the system under test exited ({process.returncode}): "
+                                     + " / ".join(tail))
+        with contextlib.suppress(requests.RequestException):
+            if requests.get(url, timeout=2).status_code == 200:
+                return
+        time.sleep(0.2)
+    raise ConfigurationError(f"the system under test did not answer {url} within {_START_SECONDS:.0f} s")
+
+
+def run(build: TckBuild, root: Path, mirror: Path) -> dict[str, Any]:
+    """The suite against ``build``: its record."""
+    for venv, target in ((build.venv, "tck"), (RUNNER_VENV, "tck")):
+        if not (root / venv / "bin" / "python").exists():
+            raise ConfigurationError(f"{venv} is missing (tip: run `make {target}`)")
+    work = root / ".cache" / "tck" / "runs"
+    work.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=work, prefix=f"{build.key}-") as tmp:
+        suite_dir = Path(tmp) / "a2a-tck"
+        copy_suite(mirror, build.suite, suite_dir)
+        if build.patch:
+            done = subprocess.run(["patch", "-s", "-p1", "-d", str(suite_dir), "-i", str(root / build.patch)],
+                                  capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                raise ConfigurationError(f"{build.patch} does not apply to a2a-tck {build.suite.commit[:7]}: "
+                                         f"{(done.stdout + done.stderr).strip()[:300]}")
+        with _serving(build, root, suite_dir, Path(tmp) / "sut.log") as url:
+            done = subprocess.run(
+                [str(root / RUNNER_VENV / "bin" / "python"), "run_tck.py", "--sut-host", url,
+                 "--transport", ",".join(build.transports)],
+                cwd=suite_dir, capture_output=True, text=True, check=False, timeout=_RUN_SECONDS)
+        reports = suite_dir / "reports"
+        if not (reports / "compatibility.json").is_file() or not (reports / "junitreport.xml").is_file():
+            raise ConfigurationError(f"a2a-tck wrote no report (exit {done.returncode}): "
+                                     f"{done.stdout.strip()[-300:]}")
+        return record(build, json.loads((reports / "compatibility.json").read_text("utf-8")),
+                      (reports / "junitreport.xml").read_text("utf-8"), _version(build, root), url)
+
+
+def _version(build: TckBuild, root: Path) -> str:
+    done = subprocess.run([str(build.python(root)), "-c",
+                           f"import importlib.metadata as m; print(m.version({build.package!r}))"],
+                          capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+# --- the record --------------------------------------------------------------------------------
+
+_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+_SECONDS = re.compile(r"\b\d+\.\d+\s*s\b")
+
+
+def reason(text: str, url: str) -> str:
+    """A report's message as one stable line: its first line, with the run's URL, ids and
+    timings written as placeholders."""
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    host = url.split("://", 1)[-1]
+    line = line.replace(url, "<sut>").replace(host, "<sut>")
+    line = re.sub(rf"{re.escape(LOCAL_HOST)}:\d+", "<sut>", line)
+    return _SECONDS.sub("<t>", _UUID.sub("<id>", line))[:400]
+
+
+def _junit_key(nodeid: str) -> tuple[str, str]:
+    """The (classname, name) pytest's JUnit XML gives the test ``nodeid``."""
+    path, *parts = nodeid.split("::")
+    module = path.removesuffix(".py").replace("/", ".")
+    return ".".join([module, *parts[:-1]]), parts[-1]
+
+
+_PREFIXES = {"JSONRPC-": "jsonrpc", "GRPC-": "grpc", "HTTP_JSON-": "http_json", "CARD-": "agent_card"}
+
+
+def _transport(nodeid: str, requirement: str, transports: list[str]) -> str:
+    """The transport a test ran over: its parameter, its folder, its requirement's binding,
+    its name's suffix, or else the transports its requirement was run over, joined by +."""
+    param = re.search(r"\[(?:.*-)?(grpc|jsonrpc|http_json)\]$", nodeid)
+    if param:
+        return param.group(1)
+    parts = re.split(r"[/.]", nodeid)  # a path, or the dotted classname of a test no requirement lists
+    folder = parts[2] if len(parts) > 2 and parts[:2] == ["tests", "compatibility"] else ""
+    if folder in (*TRANSPORTS, "agent_card"):
+        return folder
+    prefix = next((t for p, t in _PREFIXES.items() if requirement.startswith(p)), "")
+    suffix = re.search(r"_(grpc|jsonrpc|http_json|rest)$", nodeid)
+    if prefix or suffix:
+        return prefix or {"rest": "http_json"}.get(suffix.group(1), suffix.group(1))  # type: ignore[union-attr]
+    return "+".join(sorted(transports)) or "unknown"  # one test, every transport its requirement ran over
+
+
+def record(build: TckBuild, report: dict[str, Any], junit: str, version: str, url: str) -> dict[str, Any]:
+    owners: dict[tuple[str, str], tuple[str, str]] = {}
+    requirements = {}
+    for rid, found in sorted(report["per_requirement"].items()):
+        requirements[rid] = {"level": found["level"], "status": found["status"],
+                             "transports": dict(sorted(found["transports"].items())),
+                             "errors": sorted({reason(e, url) for e in found["errors"]})}
+        for nodeid in found["test_ids"]:
+            owners[_junit_key(nodeid)] = (rid, nodeid)
+    tests = []
+    for case in ET.fromstring(junit).iter("testcase"):
+        key = (case.get("classname", ""), case.get("name", ""))
+        rid, nodeid = owners.get(key, ("", f"{key[0]}::{key[1]}"))
+        outcome, why = "passed", ""
+        for child in case:
+            if child.tag in ("failure", "error"):
+                outcome, why = "failed", child.get("message") or child.text or ""
+            elif child.tag == "skipped":
+                xfail = (child.get("type") or "").endswith("xfail")
+                outcome, why = ("xfailed" if xfail else "skipped"), child.get("message") or ""
+        ran_over = list(requirements.get(rid, {}).get("transports", {}))
+        tests.append({"test": nodeid, "requirement": rid, "transport": _transport(nodeid, rid, ran_over),
+                      "outcome": outcome, "reason": reason(why, url)})
+    tests.sort(key=lambda t: t["test"])
+    return {
+        "record_version": RECORD_VERSION,
+        "suite": {"repository": "a2aproject/a2a-tck", "branch": build.suite.branch,
+                  "commit": build.suite.commit},
+        "build": {"key": build.key, "package": build.package, "version": version,
+                  "transports": list(build.transports), "sut": build.sut, "notes": list(build.notes)},
+        "requirements": requirements,
+        "tests": tests,
+    }
+
+
+def dumps(found: dict[str, Any]) -> str:
+    return json.dumps(found, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def path_of(captures: Path, build: TckBuild) -> Path:
+    return captures / "tck" / build.suite.branch / f"{build.key}.json"
+
+
+def differences(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """What changed between two records of one build, one line each, naming the requirement,
+    the build and the transport."""
+    key = now["build"]["key"]
+    lines = []
+    if recorded.get("build", {}).get("version") != now["build"]["version"]:
+        lines.append(f"{key}: the build is {now['build']['version']} now, "
+                     f"{recorded.get('build', {}).get('version')} when recorded")
+    old, new = recorded.get("requirements", {}), now["requirements"]
+    for rid in sorted(old.keys() | new.keys()):
+        a, b = old.get(rid, {}).get("transports", {}), new.get(rid, {}).get("transports", {})
+        for transport in sorted(a.keys() | b.keys()):
+            if a.get(transport) != b.get(transport):
+                lines.append(f"{rid} on {key} over {transport}: recorded {a.get(transport, 'absent')}, "
+                             f"now {b.get(transport, 'absent')}")
+    before = {t["test"]: t for t in recorded.get("tests", [])}
+    for test in now["tests"]:
+        was = before.pop(test["test"], None)
+        if was is None or (was["outcome"], was["reason"]) != (test["outcome"], test["reason"]):
+            lines.append(f"{test['requirement'] or test['test']} on {key} over {test['transport'] or '-'}: "
+                         f"{test['test']} was {was['outcome'] if was else 'absent'}, now {test['outcome']}"
+                         + (f" ({test['reason']})" if test["reason"] else ""))
+    lines += [f"{t['requirement'] or t['test']} on {key}: {t['test']} recorded, not run now"
+              for t in before.values()]
+    return lines
+
+
+def run_all(root: Path, captures: Path, mirror: Path, *, check: bool,
+            only: list[str] | None = None) -> tuple[list[str], bool]:
+    """Run the suite against each build; write its record, or compare with it. The lines
+    to show, and whether every record held."""
+    unknown = sorted(set(only or []) - BUILDS.keys())
+    if unknown:
+        raise ConfigurationError(f"no suite build {', '.join(unknown)} (known: {', '.join(BUILDS)})")
+    out: list[str] = []
+    ok = True
+    for build in (BUILDS[k] for k in (only or BUILDS)):
+        found = run(build, root, mirror)
+        target = path_of(captures, build)
+        counts = {o: sum(t["outcome"] == o for t in found["tests"]) for o in
+                  ("passed", "failed", "xfailed", "skipped")}
+        summary = ", ".join(f"{n} {o}" for o, n in counts.items())
+        if check:
+            if not target.is_file():
+                raise ConfigurationError(f"{target} is missing (tip: run `make capture`)")
+            changed = differences(json.loads(target.read_text("utf-8")), found)
+            out.append(f"{target.relative_to(captures.parent)}: {'unchanged' if not changed else 'CHANGED'} "
+                       f"({summary})")
+            out += [f"  {line}" for line in changed]
+            ok = ok and not changed
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_suffix(".json.tmp")
+            tmp.write_text(dumps(found), "utf-8")
+            tmp.replace(target)
+            out.append(f"{target.relative_to(captures.parent)}: written ({summary})")
+    return out, ok

@@ -165,6 +165,8 @@ TCK_RUNNER       := .cache/tck/runner-1.0-dev
 TCK_RUNNER_PINS  := tooling/tck/requirements-runner-1.0-dev.txt
 TCK_SUT13        := .cache/tck/sut-a2a-sdk-1.3.0
 TCK_SUT13_PINS   := tooling/tck/requirements-sut-a2a-sdk-1.3.0.txt
+TCK_RUNNER03      := .cache/tck/runner-0.3.x
+TCK_RUNNER03_PINS := tooling/tck/requirements-runner-0.3.x.txt
 
 $(TCK_RUNNER)/.installed-stamp: $(TCK_RUNNER_PINS)
 	rm -rf $(TCK_RUNNER) && $(PYTHON) -m venv $(TCK_RUNNER)
@@ -176,14 +178,20 @@ $(TCK_SUT13)/.installed-stamp: $(TCK_SUT13_PINS)
 	$(TCK_SUT13)/bin/python -m pip install --quiet --require-hashes --no-deps -r $(TCK_SUT13_PINS)
 	@touch $@
 
-tck: $(TCK_RUNNER)/.installed-stamp $(TCK_SUT13)/.installed-stamp
+$(TCK_RUNNER03)/.installed-stamp: $(TCK_RUNNER03_PINS)
+	rm -rf $(TCK_RUNNER03) && $(PYTHON) -m venv $(TCK_RUNNER03)
+	$(TCK_RUNNER03)/bin/python -m pip install --quiet --require-hashes --no-deps -r $(TCK_RUNNER03_PINS)
+	@touch $@
+
+# The 0.3.x suite's SUT runs on the a2a-sdk 0.3 build that capture-sdks installs.
+tck: $(TCK_RUNNER)/.installed-stamp $(TCK_SUT13)/.installed-stamp $(TCK_RUNNER03)/.installed-stamp $(SDK03_STAMP)
 
 capture: setup capture-sdks tck
 	$(KB) capture
 	$(KB) tck
 
 # Re-run every SDK build through every scenario and compare with captures/ (about 25 s), and
-# the conformance suite against each build (about 2 min).
+# the conformance suite against each build (about 3½ min).
 capture-check: setup capture-sdks tck
 	$(KB) capture --check
 	$(KB) tck --check

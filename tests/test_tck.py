@@ -88,14 +88,14 @@ def test_a_damaged_suite_file_in_the_mirror_is_refused(tmp_path: Path) -> None:
     sha = hashlib.sha256(b"print('the suite')\n").hexdigest()
     (tmp_path / "MANIFEST.tsv").write_text(f"ref\tcommit\tpath\tbytes\tsha256\turl\n"
                                            f"tck-x\tabc\trun_tck.py\t19\t{sha}\t{url}\n")
-    suite = tck.Suite("x", "abc")
+    suite = tck.Suite("x", "abc", ".cache/tck/runner-x")
     tck.copy_suite(tmp_path, suite, tmp_path / "out")
     assert (tmp_path / "out" / "run_tck.py").read_text() == "print('the suite')\n"
     local.write_text("print('changed')\n")
     with pytest.raises(ConfigurationError, match=r"run_tck\.py: missing or not the file MANIFEST\.tsv names"):
         tck.copy_suite(tmp_path, suite, tmp_path / "out2")
     with pytest.raises(ConfigurationError, match="no files of a2a-tck y"):
-        tck.copy_suite(tmp_path, tck.Suite("y", "abc"), tmp_path / "out3")
+        tck.copy_suite(tmp_path, tck.Suite("y", "abc", ".cache/tck/runner-y"), tmp_path / "out3")
 
 
 def test_tck_needs_the_mirror_and_knows_its_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -104,4 +104,22 @@ def test_tck_needs_the_mirror_and_knows_its_builds(tmp_path: Path, monkeypatch: 
     assert cli.main(["--root", str(ROOT), "tck", "--check"]) == 2
     assert "set A2A_KB_MIRROR" in capsys.readouterr().err
     assert cli.main(["--root", str(ROOT), "tck", "--check", "--mirror", str(MIRROR), "--build", "nope"]) == 2
-    assert "no suite build nope (known: a2a-sdk-1.3.0)" in capsys.readouterr().err
+    assert "no suite build nope (known: a2a-sdk-1.3.0, a2a-sdk-0.3)" in capsys.readouterr().err
+
+
+def test_records_hold_nothing_of_the_run_that_made_them() -> None:
+    """The same build gives the same file: no temporary path, port or id of one run."""
+    for path in sorted((ROOT / "captures" / "tck").rglob("*.json")):
+        text = path.read_text("utf-8")
+        assert "/.cache/" not in text and "127.0.0.1:" not in text, path
+        assert not tck._UUID.search(text), path
+
+
+def test_the_0_3_suite_runs_the_0_3_build_over_json_rpc() -> None:
+    found = json.loads((ROOT / "captures" / "tck" / "0.3.x" / "a2a-sdk-0.3.json").read_text("utf-8"))
+    assert found["suite"]["commit"] == tck.SUITES["0.3.x"].commit
+    assert found["build"]["version"].startswith("0.3.")
+    categories = {t["category"] for t in found["tests"]}
+    assert {"mandatory", "capabilities", "quality", "features"} <= categories
+    assert {t["transport"] for t in found["tests"]} == {"jsonrpc"}
+    assert {"passed", "failed"} <= {t["outcome"] for t in found["tests"]}

@@ -699,7 +699,8 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     sp = add("tck", cmd_tck, "Run the official conformance suite (a2a-tck) against each SDK build; write or "
                              "compare its verdicts under captures/tck/.")
     sp.add_argument("--check", action="store_true", help="compare with captures/tck/ instead of writing")
-    sp.add_argument("--build", action="append", help="run only this build: a2a-sdk-1.3.0 (repeatable)")
+    sp.add_argument("--build", action="append",
+                    help="run only this build: a2a-sdk-1.3.0, a2a-sdk-0.3 (repeatable)")
     sp.add_argument("--mirror", help="the source mirror the suite is read from (default: $A2A_KB_MIRROR)")
     return p
 

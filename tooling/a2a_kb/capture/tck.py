@@ -44,13 +44,21 @@ _START_SECONDS = 60.0
 class Suite:
     branch: str
     commit: str
+    runner_venv: str  # the runner's environment, made by `make tck`
+    # "registry": 1.0-dev's runner, a verdict per requirement id (compatibility.json) and JUnit
+    # XML; "categories": 0.3.x's, pytest-json-report files per category and no requirement ids
+    layout: str = "registry"
 
     @property
     def ref(self) -> str:  # the MANIFEST.tsv ref of its files
         return f"tck-{self.branch}"
 
 
-SUITES = {"1.0-dev": Suite("1.0-dev", "357c4a87afa2818731590647cccbea31c31733a2")}
+SUITES = {
+    "1.0-dev": Suite("1.0-dev", "357c4a87afa2818731590647cccbea31c31733a2", ".cache/tck/runner-1.0-dev"),
+    "0.3.x": Suite("0.3.x", "eb1f804c27ea25db8805264d9ed2d7ca077a7776", ".cache/tck/runner-0.3.x",
+                   "categories"),
+}
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,7 @@ class TckBuild:
     suite: Suite
     package: str
     sut: str  # the suite's SUT folder
+    main: str  # the script in it that serves
     patch: str  # the port of that SUT to the build, under tooling/tck/ ('' for none)
     venv: str  # its environment, made by `make tck`, relative to the root
     transports: tuple[str, ...] = TRANSPORTS
@@ -70,13 +79,17 @@ class TckBuild:
         return root / self.venv / "bin" / "python"
 
 
-RUNNER_VENV = ".cache/tck/runner-1.0-dev"
 BUILDS = {
     "a2a-sdk-1.3.0": TckBuild(
-        "a2a-sdk-1.3.0", SUITES["1.0-dev"], "a2a-sdk", "sut/a2a-python",
+        "a2a-sdk-1.3.0", SUITES["1.0-dev"], "a2a-sdk", "sut/a2a-python", "sut_agent.py",
         "tooling/tck/sut-a2a-python-on-a2a-sdk-1.3.0.patch", ".cache/tck/sut-a2a-sdk-1.3.0",
         notes=("the suite's sut/a2a-python, generated from its scenarios/*.feature, ported to the "
                "released a2a-sdk 1.3.0 by tooling/tck/sut-a2a-python-on-a2a-sdk-1.3.0.patch",)),
+    "a2a-sdk-0.3": TckBuild(
+        "a2a-sdk-0.3", SUITES["0.3.x"], "a2a-sdk", "python-sut/tck_core_agent", "__main__.py",
+        "tooling/tck/python-sut-on-a2a-sdk-0.3.patch", ".cache/sdk/a2a-sdk-0.3", ("jsonrpc",),
+        notes=("the suite's 0.3.x python-sut (JSON-RPC only), on the a2a-sdk 0.3 build of the capture kit, "
+               "ported by tooling/tck/python-sut-on-a2a-sdk-0.3.patch",)),
 }
 
 
@@ -124,9 +137,10 @@ def _free_port() -> int:
 def _serving(build: TckBuild, root: Path, suite_dir: Path, log: Path) -> Iterator[str]:
     """The build's SUT listening on 127.0.0.1: its base URL."""
     http_port, grpc_port = _free_port(), _free_port()
-    env = {**os.environ, "SUT_HOST": f"{LOCAL_HOST}:{http_port}", "GRPC_PORT": str(grpc_port)}
+    env = {**os.environ, "SUT_HOST": f"{LOCAL_HOST}:{http_port}", "GRPC_PORT": str(grpc_port),
+           "SUT_PORT": str(http_port)}
     with log.open("wb") as out:
-        process = subprocess.Popen([str(build.python(root)), "sut_agent.py"], cwd=suite_dir / build.sut,
+        process = subprocess.Popen([str(build.python(root)), build.main], cwd=suite_dir / build.sut,
                                    env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
             _wait_for(f"http://{LOCAL_HOST}:{http_port}/.well-known/agent-card.json", process, log)
@@ -158,7 +172,8 @@ def _wait_for(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
 
 def run(build: TckBuild, root: Path, mirror: Path) -> dict[str, Any]:
     """The suite against ``build``: its record."""
-    for venv, target in ((build.venv, "tck"), (RUNNER_VENV, "tck")):
+    runner = root / build.suite.runner_venv / "bin" / "python"
+    for venv, target in ((build.venv, "tck"), (build.suite.runner_venv, "tck")):
         if not (root / venv / "bin" / "python").exists():
             raise ConfigurationError(f"{venv} is missing (tip: run `make {target}`)")
     work = root / ".cache" / "tck" / "runs"
@@ -173,16 +188,29 @@ def run(build: TckBuild, root: Path, mirror: Path) -> dict[str, Any]:
                 raise ConfigurationError(f"{build.patch} does not apply to a2a-tck {build.suite.commit[:7]}: "
                                          f"{(done.stdout + done.stderr).strip()[:300]}")
         with _serving(build, root, suite_dir, Path(tmp) / "sut.log") as url:
-            done = subprocess.run(
-                [str(root / RUNNER_VENV / "bin" / "python"), "run_tck.py", "--sut-host", url,
-                 "--transport", ",".join(build.transports)],
-                cwd=suite_dir, capture_output=True, text=True, check=False, timeout=_RUN_SECONDS)
+            if build.suite.layout == "categories":
+                # without a compliance report asked for, its runner deletes the per-category files
+                argv = ["--sut-url", url, "--category", "all",
+                        "--compliance-report", "reports/compliance.json"]
+            else:
+                argv = ["--sut-host", url, "--transport", ",".join(build.transports)]
+            done = subprocess.run([str(runner), "run_tck.py", *argv], cwd=suite_dir, capture_output=True,
+                                  text=True, check=False, timeout=_RUN_SECONDS)
         reports = suite_dir / "reports"
+        version = _version(build, root)
+        if build.suite.layout == "categories":
+            found = sorted(reports.glob("*_results.json"))  # not compliance.json: the files it scores
+            if not found:
+                raise ConfigurationError(f"a2a-tck wrote no report (exit {done.returncode}): "
+                                         f"{done.stdout.strip()[-300:]}")
+            by_category = {f.name.removesuffix("_results.json"): json.loads(f.read_text("utf-8"))
+                           for f in found}
+            return category_record(build, by_category, version, url)
         if not (reports / "compatibility.json").is_file() or not (reports / "junitreport.xml").is_file():
             raise ConfigurationError(f"a2a-tck wrote no report (exit {done.returncode}): "
                                      f"{done.stdout.strip()[-300:]}")
         return record(build, json.loads((reports / "compatibility.json").read_text("utf-8")),
-                      (reports / "junitreport.xml").read_text("utf-8"), _version(build, root), url)
+                      (reports / "junitreport.xml").read_text("utf-8"), version, url)
 
 
 def _version(build: TckBuild, root: Path) -> str:
@@ -205,6 +233,7 @@ def reason(text: str, url: str) -> str:
     host = url.split("://", 1)[-1]
     line = line.replace(url, "<sut>").replace(host, "<sut>")
     line = re.sub(rf"{re.escape(LOCAL_HOST)}:\d+", "<sut>", line)
+    line = re.sub(r"/\S*/a2a-tck/", "", line)  # the run's own copy of the suite
     return _SECONDS.sub("<t>", _UUID.sub("<id>", line))[:400]
 
 
@@ -266,6 +295,39 @@ def record(build: TckBuild, report: dict[str, Any], junit: str, version: str, ur
         "build": {"key": build.key, "package": build.package, "version": version,
                   "transports": list(build.transports), "sut": build.sut, "notes": list(build.notes)},
         "requirements": requirements,
+        "tests": tests,
+    }
+
+
+def category_record(build: TckBuild, reports: dict[str, dict[str, Any]], version: str,
+                    url: str) -> dict[str, Any]:
+    """The 0.3.x suite's reports (pytest-json-report, one per category: mandatory,
+    capabilities, quality, features, transport-equivalence) as a record. That branch names
+    no requirement ids: each test stands for itself, its category as its level."""
+    tests = []
+    for category, report in sorted(reports.items()):
+        for test in report.get("tests", []):
+            outcome = {"error": "failed"}.get(test["outcome"], test["outcome"])
+            why = ""
+            for phase in ("setup", "call", "teardown"):
+                step = test.get(phase) or {}
+                if step.get("outcome") in ("failed", "skipped") or step.get("crash"):
+                    crash = step.get("crash") or {}
+                    longrepr = step.get("longrepr") or ""
+                    if isinstance(longrepr, list) and len(longrepr) == 3:  # a skip: [path, line, message]
+                        longrepr = longrepr[2]
+                    why = crash.get("message") or str(longrepr)
+                    break
+            tests.append({"test": test["nodeid"], "requirement": "", "category": category,
+                          "transport": "jsonrpc", "outcome": outcome, "reason": reason(why, url)})
+    tests.sort(key=lambda t: t["test"])
+    return {
+        "record_version": RECORD_VERSION,
+        "suite": {"repository": "a2aproject/a2a-tck", "branch": build.suite.branch,
+                  "commit": build.suite.commit},
+        "build": {"key": build.key, "package": build.package, "version": version,
+                  "transports": list(build.transports), "sut": build.sut, "notes": list(build.notes)},
+        "requirements": {},
         "tests": tests,
     }
 

@@ -287,16 +287,7 @@ def record(build: TckBuild, report: dict[str, Any], junit: str, version: str, ur
         ran_over = list(requirements.get(rid, {}).get("transports", {}))
         tests.append({"test": nodeid, "requirement": rid, "transport": _transport(nodeid, rid, ran_over),
                       "outcome": outcome, "reason": reason(why, url)})
-    tests.sort(key=lambda t: t["test"])
-    return {
-        "record_version": RECORD_VERSION,
-        "suite": {"repository": "a2aproject/a2a-tck", "branch": build.suite.branch,
-                  "commit": build.suite.commit},
-        "build": {"key": build.key, "package": build.package, "version": version,
-                  "transports": list(build.transports), "sut": build.sut, "notes": list(build.notes)},
-        "requirements": requirements,
-        "tests": tests,
-    }
+    return _record(build, version, requirements, tests)
 
 
 def category_record(build: TckBuild, reports: dict[str, dict[str, Any]], version: str,
@@ -319,16 +310,21 @@ def category_record(build: TckBuild, reports: dict[str, dict[str, Any]], version
                     why = crash.get("message") or str(longrepr)
                     break
             tests.append({"test": test["nodeid"], "requirement": "", "category": category,
-                          "transport": "jsonrpc", "outcome": outcome, "reason": reason(why, url)})
-    tests.sort(key=lambda t: t["test"])
+                          "transport": "+".join(build.transports), "outcome": outcome,
+                          "reason": reason(why, url)})
+    return _record(build, version, {}, tests)
+
+
+def _record(build: TckBuild, version: str, requirements: dict[str, Any],
+            tests: list[dict[str, str]]) -> dict[str, Any]:
     return {
         "record_version": RECORD_VERSION,
         "suite": {"repository": "a2aproject/a2a-tck", "branch": build.suite.branch,
                   "commit": build.suite.commit},
         "build": {"key": build.key, "package": build.package, "version": version,
                   "transports": list(build.transports), "sut": build.sut, "notes": list(build.notes)},
-        "requirements": {},
-        "tests": tests,
+        "requirements": requirements,
+        "tests": sorted(tests, key=lambda t: t["test"]),
     }
 
 

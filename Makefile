@@ -184,7 +184,7 @@ $(TCK_RUNNER03)/.installed-stamp: $(TCK_RUNNER03_PINS)
 	@touch $@
 
 # The 0.3.x suite's SUT runs on the a2a-sdk 0.3 build that capture-sdks installs.
-tck: $(TCK_RUNNER)/.installed-stamp $(TCK_SUT13)/.installed-stamp $(TCK_RUNNER03)/.installed-stamp $(SDK03_STAMP)
+tck: $(TCK_RUNNER)/.installed-stamp $(TCK_SUT13)/.installed-stamp $(TCK_RUNNER03)/.installed-stamp $(SDK03_STAMP) $(JS_SDK_STAMP)
 
 capture: setup capture-sdks tck
 	$(KB) capture

@@ -546,8 +546,10 @@ def test_conformance_matrix_answers_link_to_claims_and_reads_at_1280_and_390(rea
     document = real.json("api/v1/conformance.json")
     page = real.open("conformance/")
     page.set_viewport_size({"width": 1280, "height": 900})
-    rows = page.locator("table.kb-conformance tbody tr")
+    rows = page.locator("table.kb-conformance tbody tr[data-behaviour]")
     assert rows.count() == len(document["rows"]) >= 15
+    requirements = page.locator("table.kb-requirements tbody tr[data-requirement]")
+    assert requirements.count() == len(document["requirements"]) >= 40
     columns = page.locator("table.kb-conformance thead th[data-column]").evaluate_all(
         "ths => ths.map(th => th.dataset.column)")
     assert columns == [c["key"] for c in document["columns"]]
@@ -567,7 +569,7 @@ def test_conformance_matrix_answers_link_to_claims_and_reads_at_1280_and_390(rea
     # The behaviour column stays in view while the table scrolls sideways.
     wrap = page.locator(".kb-conformance-wrap")
     assert wrap.evaluate("w => w.scrollWidth > w.clientWidth")
-    assert page.locator(".kb-scroll-cue").is_visible()
+    assert page.locator(".kb-scroll-cue").first.is_visible()
     wrap.evaluate("w => { w.scrollLeft = w.scrollWidth; }")
     header = page.locator("tr[data-behaviour='message-to-terminal'] th[scope=row]")
     box, area = header.bounding_box(), wrap.bounding_box()
@@ -584,7 +586,15 @@ def test_conformance_matrix_answers_link_to_claims_and_reads_at_1280_and_390(rea
     page = real.open("conformance/")
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-    assert not page.locator("table.kb-conformance thead").is_visible()
+    assert not page.locator("table.kb-conformance thead").first.is_visible()
+    # the suite's verdict on a requirement, in words with its reason, under the build's name
+    verdict = page.locator("tr[data-requirement='CORE-HIST-005'] td[data-title='a2a-sdk 1.3.0']")
+    verdict.scroll_into_view_if_needed()  # cards off screen are not rendered (content-visibility)
+    verdict.evaluate("td => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert verdict.is_visible() and "fails over" in verdict.inner_text()
+    assert "Context in event doesn't match TaskManager" in verdict.inner_text()
+    assert "a2a-sdk 1.3.0" in verdict.evaluate("td => getComputedStyle(td, '::before').content")
+    assert verdict.bounding_box()["width"] <= 390  # type: ignore[index]
     phone_cell = page.locator("tr[data-behaviour='unknown-task'] td[data-column='build@a2a-sdk-0.3']")
     label = phone_cell.evaluate("td => getComputedStyle(td, '::before').content")
     assert "a2a-sdk 0.3.26" in label

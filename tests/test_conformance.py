@@ -121,3 +121,84 @@ def test_the_page_is_generated_and_in_the_api_index(real_pages: dict[str, str]) 
     assert 'data-title="@a2a-js/sdk 1.3.0"' in page and "no claim yet" in page
     assert paths.api_file("conformance") in real_pages and paths.api_schema("conformance") in real_pages
     assert "conformance.json" in real_pages[paths.API_INDEX]
+
+
+# --- requirement by requirement: the suite's registry and its verdicts -------------------------
+
+
+def _lifecycle_ids_in_the_mirror() -> set[str]:
+    """The lifecycle requirement ids of a2a-tck 1.0-dev's registry, read with Python's parser
+    straight from the mirror (not through the KB): RequirementSpec calls whose operation is a
+    task operation, whose id starts STREAM-, or whose tags name a task."""
+    import ast
+
+    from a2a_kb.capture import tck
+    from conftest import MIRROR
+
+    ids = set()
+    for path, _, local in tck.suite_files(MIRROR, tck.SUITES["1.0-dev"]):
+        if not (path.startswith("tck/requirements/") and path.endswith(".py")):
+            continue
+        for node in ast.walk(ast.parse(local.read_text("utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "RequirementSpec":
+                k = {kw.arg: kw.value for kw in node.keywords}
+                rid = k["id"].value  # type: ignore[attr-defined]
+                operation = ast.unparse(k["operation"]) if "operation" in k else ""
+                tags = [ast.unparse(t) for t in getattr(k.get("tags"), "elts", [])]
+                task_operation = any(operation.endswith(o) for o in (
+                    "SEND_MESSAGE", "SEND_STREAMING_MESSAGE", "GET_TASK", "LIST_TASKS", "CANCEL_TASK",
+                    "SUBSCRIBE_TO_TASK"))
+                if task_operation or rid.startswith("STREAM-") or "TASK" in tags:
+                    ids.add(rid)
+    return ids
+
+
+def test_every_lifecycle_requirement_of_the_registry_is_a_row(real_data: SiteData) -> None:
+    wanted = _lifecycle_ids_in_the_mirror()
+    assert {"STREAM-SUB-001", "CORE-HIST-003", "CORE-HIST-006", "CORE-MULTI-002a", "DM-TASK-002"} <= wanted
+    rows = conformance.document(real_data)["requirements"]
+    assert {r["requirement"] for r in rows} == wanted
+    for row in rows:  # every build's cell is a verified claim, in words, with the suite's verdicts
+        for build, cell in row["builds"].items():
+            assert cell["verdict"] == "verified", (row["requirement"], build)
+            assert cell["transports"] and cell["answer"].split()[0] in ("passes", "fails", "skipped", "not")
+        for version, cell in row["spec"].items():
+            assert cell["answer"].startswith(("§", "no §")), (row["requirement"], version)
+
+
+def test_the_json_answers_which_requirements_a_build_fails_over_grpc(real_data: SiteData) -> None:
+    rows = conformance.document(real_data)["requirements"]
+    failing = {r["requirement"] for r in rows
+               if r["builds"]["a2a-sdk-1.3.0"]["transports"].get("grpc") == "FAIL"}
+    record = json.loads((REPO / "captures" / "tck" / "1.0-dev" / "a2a-sdk-1.3.0.json").read_text("utf-8"))
+    assert failing == {rid for rid in (r["requirement"] for r in rows)
+                       if record["requirements"][rid]["transports"].get("grpc") == "FAIL"}
+    assert "CORE-HIST-005" in failing
+    for rid in failing:  # a failing cell says why, per transport
+        assert any(why.startswith("gRPC: ") for why in next(
+            r for r in rows if r["requirement"] == rid)["builds"]["a2a-sdk-1.3.0"]["reasons"])
+
+
+def test_the_requirement_table_is_on_the_page(real_pages: dict[str, str]) -> None:
+    page = real_pages[paths.CONFORMANCE]
+    assert 'id="req-stream-sub-001"' in page and "## Requirement by requirement" in page
+    assert "fails over JSON-RPC, gRPC and HTTP+JSON" in page
+
+
+def test_builds_that_answer_alike_stand_on_the_same_side(real_data: SiteData) -> None:
+    """A conflict's side holds every build that gives its answer, not only one SDK's: an observed
+    build claim with the same behaviour and the same answer as one on a side is on that side."""
+    names = conformance._error_names(real_data)
+    observed: dict[tuple[str, str], list[str]] = {}
+    for claim in real_data.kb.claims.values():
+        where = conformance.place(real_data, claim)
+        if where and where[0][0].startswith("build@"):
+            observed.setdefault((where[1], conformance.answer_text(claim, names)), []).append(claim.id)
+    wrong = []
+    for conflict in real_data.kb.conflicts.values():
+        for n, side in enumerate(conflict.sides):
+            for alike in observed.values():
+                if set(alike) & set(side.claims):
+                    wrong += [f"{conflict.id}: {cid} answers as side {n} does, and is not on it"
+                              for cid in alike if cid not in side.claims]
+    assert not wrong, "\n".join(wrong)

@@ -48,7 +48,7 @@ def test_every_mirrored_file_has_an_extractor_and_facts() -> None:
                or (row["ref"].startswith("tck-") and kind_of(row) is None)
                or not any(r in row["url"] for r in (*REGISTERED_REPOSITORIES, "llms-explorer"))]
     assert len(rows) == len(manifest()) - len(skipped)
-    assert {kind_of(row) for row in rows} == set(EXTRACTORS) - {"capture"}  # captures live in captures/
+    assert {kind_of(row) for row in rows} == set(EXTRACTORS) - {"capture", "tck-run"}  # in captures/
     for source, data, facts in all_facts():
         assert facts, source.id
         assert all(f.source == source.id and f.path == source.path for f in facts)

@@ -9,6 +9,7 @@ import ast
 import copy
 import hashlib
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,8 @@ def test_tck_needs_the_mirror_and_knows_its_builds(tmp_path: Path, monkeypatch: 
     assert cli.main(["--root", str(ROOT), "tck", "--check"]) == 2
     assert "set A2A_KB_MIRROR" in capsys.readouterr().err
     assert cli.main(["--root", str(ROOT), "tck", "--check", "--mirror", str(MIRROR), "--build", "nope"]) == 2
-    assert "no suite build nope (known: a2a-sdk-1.3.0, a2a-sdk-0.3)" in capsys.readouterr().err
+    known = "a2a-sdk-1.3.0, a2a-sdk-0.3, a2a-js-sdk-1.3.0"
+    assert f"no suite build nope (known: {known})" in capsys.readouterr().err
 
 
 def test_records_hold_nothing_of_the_run_that_made_them() -> None:
@@ -123,3 +125,74 @@ def test_the_0_3_suite_runs_the_0_3_build_over_json_rpc() -> None:
     assert {"mandatory", "capabilities", "quality", "features"} <= categories
     assert {t["transport"] for t in found["tests"]} == {"jsonrpc"}
     assert {"passed", "failed"} <= {t["outcome"] for t in found["tests"]}
+
+
+# --- the JavaScript agent: the suite's scenarios, played through @a2a-js/sdk -------------------
+
+JS_BUILD = tck.BUILDS["a2a-js-sdk-1.3.0"]
+
+
+@pytest.fixture(scope="module")
+def scenarios(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    """The 1.0-dev suite's scenarios, read by the suite's own parser from a copy of the mirror."""
+    suite_dir = tmp_path_factory.mktemp("suite") / "a2a-tck"
+    tck.copy_suite(MIRROR, JS_BUILD.suite, suite_dir)
+    found = tck.scenarios_json(JS_BUILD, ROOT, suite_dir)
+    return suite_dir, json.loads(found.read_text("utf-8"))
+
+
+def _agent_check(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["node", str(ROOT / JS_BUILD.main), "--scenarios", str(path), "--check"],
+                          capture_output=True, text=True, check=False, timeout=60)
+
+
+def test_every_scenario_of_the_feature_files_has_its_handler(
+        scenarios: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
+    suite_dir, found = scenarios
+    # counted apart from any Gherkin parser: every "Scenario:" line of every feature file
+    written = {f"scenarios/{p.name}:{n}" for p in sorted((suite_dir / "scenarios").glob("*.feature"))
+               for n, line in enumerate(p.read_text("utf-8").splitlines(), 1)
+               if line.strip().startswith("Scenario:")}
+    assert len(written) >= 16
+    assert {f"{s['file']}:{s['line']}" for s in found} == written
+    path = tmp_path / "scenarios.json"
+    path.write_text(json.dumps(found), "utf-8")
+    done = _agent_check(path)
+    assert done.returncode == 0, done.stderr
+    played = {line.split("\t")[0]: line.split("\t") for line in done.stdout.splitlines()}
+    assert set(played) == written
+    # each scenario's steps, all of them, with the actions that end a run taken last
+    for s in found:
+        steps = played[f"{s['file']}:{s['line']}"][2].split(",")
+        assert sorted(steps) == sorted(a["kind"] for a in s["actions"])
+        assert steps[-1] in ("CompleteTask", "RejectWithError", "UpdateTaskStatus", "ReturnMessage")
+
+
+@pytest.mark.parametrize(("plant", "named"), [
+    ({"kind": "SendPushNotification"}, "no handler for the action SendPushNotification"),
+    ({"kind": "UpdateTaskStatus", "state": "paused"}, 'no handler for the state "paused"'),
+    ({"kind": "RejectWithError", "error_type": "quota_exceeded"},
+     'no handler for the error "quota_exceeded"'),
+    ({"kind": "AddArtifact", "parts": [{"kind": "AudioPartDef"}], "append": False, "last_chunk": False},
+     "no handler for the part kind AudioPartDef"),
+])
+def test_a_step_without_a_handler_stops_the_agent_naming_its_scenario(
+        scenarios: tuple[Path, list[dict[str, Any]]], tmp_path: Path, plant: dict[str, Any],
+        named: str) -> None:
+    found = copy.deepcopy(scenarios[1])
+    found[3]["actions"].append(plant)
+    path = tmp_path / "scenarios.json"
+    path.write_text(json.dumps(found), "utf-8")
+    done = _agent_check(path)
+    assert done.returncode == 1
+    assert f"{found[3]['file']}:{found[3]['line']}" in done.stderr and named in done.stderr
+    assert "at " not in done.stderr  # a message, not a stack trace
+
+
+def test_the_javascript_build_ran_every_transport_it_serves() -> None:
+    found = json.loads(tck.path_of(ROOT / "captures", JS_BUILD).read_text("utf-8"))
+    assert found["build"]["package"] == "@a2a-js/sdk" and found["build"]["version"] == "1.3.0"
+    assert set(tck.TRANSPORTS) <= {t["transport"] for t in found["tests"]}
+    assert set(found["requirements"]) == _registry_ids(tck.SUITES["1.0-dev"])
+    # the scenario that returns a Message, not a Task, is answered as the scenario says
+    assert found["requirements"]["CORE-SEND-001"]["status"] == "PASS"

@@ -90,7 +90,9 @@ def test_a_damaged_copy_or_record_is_never_believed(private: Path) -> None:
     # A pinned copy whose bytes no longer match: the claims reading it say so, as a fresh check does.
     kb = validate(Project.at(private))
     cache = Cache(kb.project.cache_dir)
-    used = sorted({s.sha256 for s in kb.sources.values() if s.pinned and cache.has_blob(s.sha256)})
+    cited = {c.source for c in kb.claims.values()}  # a copy some claim reads
+    used = sorted({s.sha256 for s in kb.sources.values()
+                   if s.pinned and s.id in cited and cache.has_blob(s.sha256)})
     blob = cache.blob_path(used[len(used) // 2])
     data = bytearray(blob.read_bytes())
     data[len(data) // 2] ^= 0x01

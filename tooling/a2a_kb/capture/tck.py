@@ -10,7 +10,9 @@ with ``--check``, compared with that file: a verdict that changed names its requ
 build and transport.
 
 The builds, their environments (``make tck``) and the port of the suite's SUT are in
-``tooling/tck/``.
+``tooling/tck/``. The suite has no JavaScript SUT: for ``@a2a-js/sdk`` its scenarios are read
+by its own parser (``tooling/tck/scenarios_json.py``) and played by
+``tooling/npm/a2a-js-sdk/tck-agent.mjs``.
 """
 
 from __future__ import annotations
@@ -71,12 +73,18 @@ class TckBuild:
     sut: str  # the suite's SUT folder
     main: str  # the script in it that serves
     patch: str  # the port of that SUT to the build, under tooling/tck/ ('' for none)
-    venv: str  # its environment, made by `make tck`, relative to the root
+    venv: str  # its environment, made by `make tck` (a node_modules folder for Node), from the root
     transports: tuple[str, ...] = TRANSPORTS
     notes: tuple[str, ...] = field(default=())
+    # "python": the suite's own SUT, run by ``venv``'s interpreter; "node": the JavaScript
+    # agent ``main`` (under ``venv``'s parent), playing the scenarios the suite's parser read
+    runtime: str = "python"
 
     def python(self, root: Path) -> Path:
         return root / self.venv / "bin" / "python"
+
+    def ready(self, root: Path) -> bool:
+        return (root / self.venv).is_dir() if self.runtime == "node" else self.python(root).exists()
 
 
 BUILDS = {
@@ -90,6 +98,12 @@ BUILDS = {
         "tooling/tck/python-sut-on-a2a-sdk-0.3.patch", ".cache/sdk/a2a-sdk-0.3", ("jsonrpc",),
         notes=("the suite's 0.3.x python-sut (JSON-RPC only), on the a2a-sdk 0.3 build of the capture kit, "
                "ported by tooling/tck/python-sut-on-a2a-sdk-0.3.patch",)),
+    "a2a-js-sdk-1.3.0": TckBuild(
+        "a2a-js-sdk-1.3.0", SUITES["1.0-dev"], "@a2a-js/sdk", "scenarios",
+        "tooling/npm/a2a-js-sdk/tck-agent.mjs", "", "tooling/npm/a2a-js-sdk/node_modules", runtime="node",
+        notes=("tooling/npm/a2a-js-sdk/tck-agent.mjs: the suite's scenarios/*.feature, read by the "
+               "suite's own parser (tooling/tck/scenarios_json.py), played scenario by scenario through "
+               "@a2a-js/sdk 1.3.0",)),
 }
 
 
@@ -139,9 +153,13 @@ def _serving(build: TckBuild, root: Path, suite_dir: Path, log: Path) -> Iterato
     http_port, grpc_port = _free_port(), _free_port()
     env = {**os.environ, "SUT_HOST": f"{LOCAL_HOST}:{http_port}", "GRPC_PORT": str(grpc_port),
            "SUT_PORT": str(http_port)}
+    if build.runtime == "node":
+        scenarios = scenarios_json(build, root, suite_dir)
+        argv, cwd = ["node", str(root / build.main), "--scenarios", str(scenarios)], root
+    else:
+        argv, cwd = [str(build.python(root)), build.main], suite_dir / build.sut
     with log.open("wb") as out:
-        process = subprocess.Popen([str(build.python(root)), build.main], cwd=suite_dir / build.sut,
-                                   env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
             _wait_for(f"http://{LOCAL_HOST}:{http_port}/.well-known/agent-card.json", process, log)
             yield f"http://{LOCAL_HOST}:{http_port}"
@@ -152,6 +170,23 @@ def _serving(build: TckBuild, root: Path, suite_dir: Path, log: Path) -> Iterato
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def scenarios_json(build: TckBuild, root: Path, suite_dir: Path) -> Path:
+    """The suite's scenarios, read by its own parser in the runner's environment, as the
+    JSON file the JavaScript agent plays."""
+    features = sorted(str(p.relative_to(suite_dir)) for p in (suite_dir / build.sut).glob("*.feature"))
+    if not features:
+        raise ConfigurationError(f"a2a-tck {build.suite.commit[:7]} has no {build.sut}/*.feature")
+    runner = root / build.suite.runner_venv / "bin" / "python"
+    done = subprocess.run([str(runner), "-B", str(root / "tooling" / "tck" / "scenarios_json.py"), *features],
+                          cwd=suite_dir, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise ConfigurationError(f"the suite's parser could not read {build.sut}/*.feature: "
+                                 f"{done.stderr.strip().splitlines()[-1:] or done.returncode}")
+    target = suite_dir.parent / "scenarios.json"
+    target.write_text(done.stdout, "utf-8")
+    return target
 
 
 def _wait_for(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
@@ -173,9 +208,10 @@ def _wait_for(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
 def run(build: TckBuild, root: Path, mirror: Path) -> dict[str, Any]:
     """The suite against ``build``: its record."""
     runner = root / build.suite.runner_venv / "bin" / "python"
-    for venv, target in ((build.venv, "tck"), (build.suite.runner_venv, "tck")):
-        if not (root / venv / "bin" / "python").exists():
-            raise ConfigurationError(f"{venv} is missing (tip: run `make {target}`)")
+    runner_ready = (root / build.suite.runner_venv / "bin" / "python").exists()
+    for venv, ready in ((build.venv, build.ready(root)), (build.suite.runner_venv, runner_ready)):
+        if not ready:
+            raise ConfigurationError(f"{venv} is missing (tip: run `make tck`)")
     work = root / ".cache" / "tck" / "runs"
     work.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=work, prefix=f"{build.key}-") as tmp:
@@ -214,6 +250,9 @@ def run(build: TckBuild, root: Path, mirror: Path) -> dict[str, Any]:
 
 
 def _version(build: TckBuild, root: Path) -> str:
+    if build.runtime == "node":
+        manifest = root / build.venv / build.package / "package.json"
+        return str(json.loads(manifest.read_text("utf-8"))["version"])
     done = subprocess.run([str(build.python(root)), "-c",
                            f"import importlib.metadata as m; print(m.version({build.package!r}))"],
                           capture_output=True, text=True, check=True)

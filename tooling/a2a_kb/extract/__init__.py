@@ -41,6 +41,7 @@ READERS: dict[str, tuple[str, str]] = {
     "git-refs": ("git_refs", "extract"),
     "capture": ("capture", "extract"),
     "test-suite": ("test_suite", "extract"),
+    "tck-run": ("tck_run", "extract"),
 }
 
 # The version of what each module emits. Bump a module's version when its output changes:
@@ -56,6 +57,7 @@ VERSIONS: dict[str, str] = {
     "git_refs": "2",
     "capture": "2",
     "test_suite": "1",
+    "tck_run": "1",
 }
 
 

@@ -16,6 +16,7 @@ SOURCE_KINDS = (
     "changelog",
     "git-refs",
     "capture",
+    "tck-run",
     "sdk",
     "web",
     "paper",
@@ -79,8 +80,9 @@ class Source:
 
     @property
     def local(self) -> bool:
-        """Kept in this repository (SDK capture transcripts), not fetched into the cache."""
-        return self.kind == "capture"
+        """Kept in this repository (SDK capture transcripts, the suite's run records), not
+        fetched into the cache."""
+        return self.kind in ("capture", "tck-run")
 
     @property
     def checkable(self) -> bool:

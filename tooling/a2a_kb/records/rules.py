@@ -450,11 +450,12 @@ def pinned_sources(ctx: Context) -> Iterator[Diagnostic]:
         if source.local and not (
             source.path.startswith("captures/") and (ctx.project.root / source.path).is_file()
         ):
+            what = "a transcript" if source.kind == "capture" else "a suite run record"
             yield Diagnostic(
                 source.mark,
                 "missing-capture",
-                f"capture source '{source.id}' names {source.path!r}, which is not a transcript in captures/",
-                "run `a2a-kb capture` or fix the path",
+                f"{source.kind} source '{source.id}' names {source.path!r}, which is not {what} in captures/",
+                f"run `a2a-kb {'capture' if source.kind == 'capture' else 'tck'}` or fix the path",
                 record_id=source.id,
             )
         if source.commit and not source.path:

@@ -58,6 +58,7 @@ AUDITED_PAGES = (
     ("Task control room", "simulator.md"),
     ("Diff 0.3.0 → 1.0.0", "versions/0.3.0-to-1.0.0.md"),
     ("SDK behaviour matrix", SDK_MATRIX),
+    ("Conformance matrix", CONFORMANCE),
     ("Python API", PYTHON_API),
 )
 

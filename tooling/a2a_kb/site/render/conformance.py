@@ -28,7 +28,7 @@ from .. import paths
 from ..data import SiteData
 from ..links import Linker, page_url
 from ..templating import render
-from . import common, sdk_matrix
+from . import common, requirements, sdk_matrix
 from .common import capture_href, scenario_of
 
 SPEC_VERSIONS = ("0.3.0", "1.0.0", "1.0.1")
@@ -262,15 +262,29 @@ def matrix(data: SiteData, link: Linker) -> Matrix:
                 chosen = [c for c in specified if col.key in c.versions]
             else:
                 chosen = [c for _, c in by_row[behaviour].get(col.key, [])]
-            cells.append([_answer(data, link, c, names, sides, col.kind != "spec") for c in chosen])
+            answers = [_answer(data, link, c, names, sides, col.kind != "spec", specified) for c in chosen]
+            if col.kind == "spec" and not answers:
+                answers = [_silent(col.key)]
+            cells.append(answers)
         rows.append(Row(behaviour, ROWS.get(behaviour, behaviour), paths.behaviour_anchor(behaviour), cells))
     return Matrix(columns, rows)
 
 
+def _silent(version: str) -> Answer:
+    """A specification cell no claim answers, said in words rather than left blank."""
+    return Answer("", f"no claim: nothing read in v{version} answers this", "", "", "")
+
+
 def _answer(data: SiteData, link: Linker, claim: Claim, names: dict[int, str],
-            sides: sdk_matrix.Sides, may_depart: bool) -> Answer:
+            sides: sdk_matrix.Sides, may_depart: bool, specified: list[Claim]) -> Answer:
+    """A claim's cell entry. It is marked as departing from the specification only through a
+    conflict whose other side holds a verified claim of this row's specification cells about
+    a version the claim's build speaks: the spec's own answer to this row, not a neighbour's."""
     cite = common.cite(data, link, claim)
-    departs = [d.conflict for d in sdk_matrix._departures(data, link, claim, sides)] if may_depart else []
+    row_spec = {c.id for c in specified if set(c.versions) & set(claim.versions)
+                and data.verdict(c.id) == "verified"}
+    found = sdk_matrix._departures(data, link, claim, sides) if may_depart else []
+    departs = [d.conflict for d in found if set(d.against) & row_spec]
     return Answer(claim.id, answer_text(claim, names), claim.statement, cite.verdict, cite.href,
                   _evidence(data, link, claim), departs)
 
@@ -287,14 +301,18 @@ def document(data: SiteData, use_directory_urls: bool = True) -> dict[str, Any]:
                                   "differs_from_spec": a.departs,
                                   "evidence": [{"source": e.source, "lines": list(e.lines), "url": e.url}
                                                for e in a.evidence]}
-                                 for a in cell]
-                       for col, cell in zip(found.columns, r.cells, strict=True) if cell}}
+                                 for a in cell if a.claim]
+                       for col, cell in zip(found.columns, r.cells, strict=True)
+                       if any(a.claim for a in cell)}}
             for r in found.rows
         ],
+        "requirements": requirements.document(data, link),
     }
 
 
 def page(data: SiteData, use_directory_urls: bool = True) -> str:
     link = Linker(paths.CONFORMANCE, use_directory_urls)
     found = matrix(data, link)
-    return render("site/conformance.md.j2", matrix=found, link=link, paths=paths)
+    return render("site/conformance.md.j2", matrix=found, link=link, paths=paths,
+                  requirements=requirements.rows(data, link), builds=requirements.BUILDS,
+                  spec_versions=requirements.SPEC_VERSIONS)

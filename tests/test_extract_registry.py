@@ -150,6 +150,11 @@ def _check_spec_pin(fact: Fact, text: str) -> None:
     assert fact.value["commit"] in text and fact.value["branch"] in text
 
 
+def _check_schema_state(fact: Fact, text: str) -> None:
+    # the lines are the state property: the patterns and names it accepts are written there
+    assert text.lstrip().startswith('"state"') and "TASK_STATE_UNSPECIFIED" in text
+
+
 def _flat(text: str) -> str:
     return " ".join(text.split())
 
@@ -258,6 +263,7 @@ CHECKS: dict[str, Callable[[Fact, str], None]] = {
     "suite-helper": _check_definition,
     "suite-marker": _check_marker,
     "suite-spec-pin": _check_spec_pin,
+    "suite-schema-state": _check_schema_state,
     "headings": _check_inventory_items,
     "tables": _check_inventory_items,
     "diagrams": _check_inventory_items,
@@ -296,7 +302,8 @@ def _documented_kinds() -> set[str]:
 def test_every_kind_an_extractor_emits_is_in_the_facts_table() -> None:
     emitted = {f.kind for _, _, facts in all_facts() for f in facts}
     emitted |= {"capture-sdk", "capture-states", "capture-final-state", "capture-final-artifacts",
-                "capture-stream-close", "capture-error", "capture-exchange"}  # from captures/
+                "capture-stream-close", "capture-error", "capture-exchange",
+                "tck-build", "tck-verdict", "tck-test"}  # from captures/
     assert emitted <= _documented_kinds(), sorted(emitted - _documented_kinds())
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from a2a_kb.errors import ExtractError
-from a2a_kb.extract import tck_run
+from a2a_kb.extract import tck_run, test_suite
 from a2a_kb.extract.artifact import Artifact
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,3 +50,36 @@ def test_a_record_that_is_not_one_is_refused(data: bytes, said: str) -> None:
     with pytest.raises(ExtractError, match=r"captures/tck/x\.json") as e:
         _facts(data)
     assert said in str(e.value)
+
+
+# --- the suite's bundled schema: which TaskStatus.state values it lets through -------------------
+
+
+def _schema_facts(state: dict[str, object], required: list[str] | None = None) -> dict[str, object]:
+    schema = {"definitions": {"Task Status": {"type": "object", "properties": {"state": state},
+                                              **({"required": required} if required else {})}}}
+    text = json.dumps(schema, indent=1)
+    found = test_suite.extract(Artifact("tck-spec-a2a@x", "test-suite", "specification/a2a.json", "",
+                                        text.encode()))
+    [fact] = found
+    assert fact.kind == "suite-schema-state" and '"state"' in text.splitlines()[fact.line_start - 1]
+    return dict(fact.value)
+
+
+def test_the_schema_probe_reports_what_the_suite_lets_through() -> None:
+    # the suite's own shape: the zero value's pattern, the named states, any int32
+    loose = _schema_facts({"anyOf": [{"type": "string", "pattern": "^TASK_STATE_UNSPECIFIED$"},
+                                     {"type": "string",
+                                      "enum": ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]},
+                                     {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}]})
+    assert loose["TASK_STATE_UNSPECIFIED"] and loose["0"] and loose["99"] and loose["no state"]
+    assert loose["TASK_STATE_WORKING"] and not loose["TASK_STATE_PAUSED"]
+    # a schema that held servers to the eight names, state required: the same probes flip
+    strict = _schema_facts({"type": "string", "enum": list(test_suite.STATE_PROBES)[:8]}, ["state"])
+    assert not strict["TASK_STATE_UNSPECIFIED"] and not strict["0"] and not strict["99"]
+    assert not strict["no state"] and strict["TASK_STATE_WORKING"]
+
+
+def test_a_schema_without_a_task_status_is_refused() -> None:
+    with pytest.raises(ExtractError, match="no definition 'Task Status'"):
+        test_suite.extract(Artifact("x", "test-suite", "specification/a2a.json", "", b'{"definitions": {}}'))

@@ -76,6 +76,18 @@ suite-marker            <pytest marker>             {"level": str|None, "comment
                                                      "group": str}
 suite-spec-pin          specification               {"repository": str, "branch": str,
                                                      "commit": sha} the suite copied its spec from
+suite-schema-state      TaskStatus.state            {<probe>: bool}: whether the suite's bundled
+                                                     JSON Schema accepts each state value probed
+                                                     (the eight names, UNSPECIFIED, 0, 99, an
+                                                     unknown name, "no state")
+tck-build               <build key>                 {"package": str, "version": str, "transports":
+                                                     [str], "suite_branch": str, "suite_commit":
+                                                     sha} of a suite run record (captures/tck/)
+tck-verdict             <requirement ID>            {"level": str, "status": str, <transport>:
+                                                     PASS|FAIL|SKIPPED…} the suite's runner gave
+tck-test                <test id>                   {"outcome": passed|failed|xfailed|skipped,
+                                                     "requirement": str, "transport": str,
+                                                     "reason": str[, "category": str]}
 headings                document | §<section>       Markdown: each heading as written after its #s
 tables                  document | §<section>       Markdown: each table's header row, cells
                                                      joined by " | "

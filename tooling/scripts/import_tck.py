@@ -25,6 +25,7 @@ BRANCH_VERSIONS = {"1.0-dev": ["1.0.0"], "0.3.x": ["0.3.0"], "main": ["0.3.0"]}
 LIFECYCLE_FILES = {
     "1.0-dev": (
         "specification/version.json",
+        "specification/a2a.json",
         "tck/requirements/base.py",
         "tck/requirements/core_operations.py",
         "tck/requirements/streaming.py",

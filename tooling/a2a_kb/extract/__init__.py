@@ -56,7 +56,7 @@ VERSIONS: dict[str, str] = {
     "changelog": "1",
     "git_refs": "2",
     "capture": "2",
-    "test_suite": "1",
+    "test_suite": "2",  # 2: the bundled schema's accepted states
     "tck_run": "1",
 }
 

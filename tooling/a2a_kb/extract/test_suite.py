@@ -17,7 +17,10 @@ except the ``§`` references of a docstring. A file is one of:
 - the 0.3 suite's ``tests/markers.py``: each marker with the level its comments give
   (``suite-marker:<name>``);
 - 1.0-dev's ``specification/version.json``: the A2A commit the suite copied its spec from
-  (``suite-spec-pin:specification``).
+  (``suite-spec-pin:specification``);
+- 1.0-dev's ``specification/a2a.json``, the JSON Schema its data-model tests validate
+  responses with: which values of ``TaskStatus.state`` that schema accepts, found by asking
+  jsonschema about each probe in :data:`STATE_PROBES` (``suite-schema-state:TaskStatus.state``).
 
 The suite's files are data. Some of its text addresses coding assistants; it is read here
 as text, like the rest, and nothing in it is followed.
@@ -56,7 +59,9 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # errors.append(...), pytes
 
 def extract(artifact: Artifact) -> list[Fact]:
     text = artifact.text
-    if artifact.path.endswith(".json"):
+    if artifact.path.endswith("/a2a.json"):
+        drafts = _schema_states(artifact, text)
+    elif artifact.path.endswith(".json"):
         drafts = _spec_pin(artifact, text)
     else:
         try:
@@ -459,6 +464,40 @@ def _compare(test: ast.Compare, assigned: dict[str, ast.expr], constants: dict[s
 
 
 # --- the spec pin -----------------------------------------------------------------------------
+
+
+# What a TaskStatus may carry as its state, named as a fact's keys: every state of the v1.0
+# proto, the zero value spelled and as a number, a number no state has, a name no version
+# has, and no state at all.
+STATE_PROBES: dict[str, Any] = {
+    **{name: name for name in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED",
+                               "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_INPUT_REQUIRED",
+                               "TASK_STATE_REJECTED", "TASK_STATE_AUTH_REQUIRED", "TASK_STATE_UNSPECIFIED")},
+    "0": 0, "99": 99, "TASK_STATE_PAUSED": "TASK_STATE_PAUSED",
+}
+_STATUS_DEFINITION = "Task Status"
+
+
+def _schema_states(artifact: Artifact, text: str) -> list[Draft]:
+    from jsonschema.validators import validator_for
+
+    from .json_positions import locate
+
+    try:
+        schema = json.loads(text)
+    except ValueError as e:
+        raise artifact.fail(f"not valid JSON: {e}") from e
+    status = (schema.get("definitions") or {}).get(_STATUS_DEFINITION) if isinstance(schema, dict) else None
+    if not isinstance(status, dict) or "state" not in (status.get("properties") or {}):
+        raise artifact.fail(f"no definition '{_STATUS_DEFINITION}' with a state property")
+    # The state property alone: the definition's other members refer to files of the bundle.
+    only_state = {"type": "object", "properties": {"state": status["properties"]["state"]},
+                  "required": status.get("required", [])}
+    validator = validator_for(only_state)(only_state)
+    accepts = {key: validator.is_valid({"state": value}) for key, value in STATE_PROBES.items()}
+    accepts["no state"] = validator.is_valid({})
+    start, end = locate(text).get(("definitions", _STATUS_DEFINITION, "properties", "state"), (1, 1))
+    return [Draft("suite-schema-state", "TaskStatus.state", accepts, start, end)]
 
 
 def _spec_pin(artifact: Artifact, text: str) -> list[Draft]:

@@ -6,7 +6,10 @@ Every cell is made of claims, and shows each claim's answer (its ``answer`` fiel
 read off what its checks expect), linked to the claim and to the line of the capture or of
 the suite's file its check reads. A cell is marked as differing from the specification only
 for a verified claim that the conflict register puts on a side no specification claim takes
-(the rule of the SDK matrix, :func:`.sdk_matrix._departures`).
+(the rule of the SDK matrix, :func:`.sdk_matrix._departures`), and only when a verified claim
+of the row's own specification cells, about a version the claim's build speaks, is on another
+side. Below the behaviours, :mod:`.requirements` gives the suite's lifecycle requirements one
+by one with its verdict on each build.
 
 Rows: the behaviours in :data:`ROWS`, those the suite tests or the captures were made for
 (the SDK matrix keeps every behaviour). Columns: the specification versions 0.3.0 to

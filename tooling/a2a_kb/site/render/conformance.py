@@ -59,6 +59,7 @@ ROWS = {
     "stream-close-interrupted": "Where streams close: interrupted states",
 }
 _SUITE_SUBJECT = re.compile(r"^tck:([^/\s]+)/(\S+)$")
+_VERDICT_SUBJECT = re.compile(r"^tck-verdict:([^/\s]+)/(\S+)$")
 _STATE_WORD = re.compile(r"^[a-z]+(-[a-z]+)?$")
 
 
@@ -122,6 +123,10 @@ def place(data: SiteData, claim: Claim) -> tuple[list[str], str] | None:
 
     A suite claim goes to its subject's branch and to every other branch whose pinned files
     its checks read (the 0.3 suite's claims check 0.3.x and main alike)."""
+    verdict = _VERDICT_SUBJECT.match(claim.subject.strip())
+    if verdict:  # the suite's verdict on a build, in the row of the behaviour its requirement tests
+        behaviour = requirements.BEHAVIOURS.get(verdict.group(2))
+        return ([f"build@{verdict.group(1)}"], behaviour) if behaviour else None
     suite = _SUITE_SUBJECT.match(claim.subject.strip())
     if suite:
         branches = [suite.group(1)]
@@ -284,12 +289,18 @@ def _answer(data: SiteData, link: Linker, claim: Claim, names: dict[int, str],
     conflict whose other side holds a verified claim of this row's specification cells about
     a version the claim's build speaks: the spec's own answer to this row, not a neighbour's."""
     cite = common.cite(data, link, claim)
+    verdict = _VERDICT_SUBJECT.match(claim.subject.strip())
+    text = f"a2a-tck {verdict.group(2)}: {claim.answer}" if verdict else answer_text(claim, names)
     row_spec = {c.id for c in specified if set(c.versions) & set(claim.versions)
                 and data.verdict(c.id) == "verified"}
     found = sdk_matrix._departures(data, link, claim, sides) if may_depart else []
     departs = [d.conflict for d in found if set(d.against) & row_spec]
-    return Answer(claim.id, answer_text(claim, names), claim.statement, cite.verdict, cite.href,
-                  _evidence(data, link, claim), departs)
+    evidence = _evidence(data, link, claim)
+    if verdict:  # the suite's reasons per transport are in the requirement's row below
+        anchor = f"req-{verdict.group(2).lower()}"
+        evidence = [Evidence(f"{verdict.group(2)} below", f"#{anchor}", claim.source, (0, 0),
+                             f"{page_url(paths.CONFORMANCE, link.use_directory_urls)}#{anchor}")]
+    return Answer(claim.id, text, claim.statement, cite.verdict, cite.href, evidence, departs)
 
 
 def document(data: SiteData, use_directory_urls: bool = True) -> dict[str, Any]:

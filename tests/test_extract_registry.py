@@ -150,6 +150,14 @@ def _check_spec_pin(fact: Fact, text: str) -> None:
     assert fact.value["commit"] in text and fact.value["branch"] in text
 
 
+def _check_state_map(fact: Fact, text: str) -> None:
+    assert f"def {fact.subject}(" in text and all(f'"{name}"' in text for name in fact.value["mapping"])
+
+
+def _check_fixed_state(fact: Fact, text: str) -> None:
+    assert f'"state": "{fact.value["state"]}"' in text
+
+
 def _check_schema_state(fact: Fact, text: str) -> None:
     # the lines are the state property: the patterns and names it accepts are written there
     assert text.lstrip().startswith('"state"') and "TASK_STATE_UNSPECIFIED" in text
@@ -264,6 +272,8 @@ CHECKS: dict[str, Callable[[Fact, str], None]] = {
     "suite-marker": _check_marker,
     "suite-spec-pin": _check_spec_pin,
     "suite-schema-state": _check_schema_state,
+    "suite-state-map": _check_state_map,
+    "suite-fixed-state": _check_fixed_state,
     "headings": _check_inventory_items,
     "tables": _check_inventory_items,
     "diagrams": _check_inventory_items,

@@ -83,3 +83,42 @@ def test_the_schema_probe_reports_what_the_suite_lets_through() -> None:
 def test_a_schema_without_a_task_status_is_refused() -> None:
     with pytest.raises(ExtractError, match="no definition 'Task Status'"):
         test_suite.extract(Artifact("x", "test-suite", "specification/a2a.json", "", b'{"definitions": {}}'))
+
+
+# --- the 0.3 suite's gRPC client: how it reads a state ------------------------------------------
+
+_CLIENT = '''
+class Client:
+    def _map_state_enum_to_json(self, state_enum):
+        try:
+            name = self._pb.TaskState.Name(state_enum)
+        except Exception:
+            return "completed"
+        mapping = {"TASK_STATE_WORKING": "working", "TASK_STATE_CANCELLED": "canceled"}
+        return mapping.get(name, "completed")
+
+    def cancel_task(self, task_id):
+        resp = self.stub.CancelTask(task_id)
+        return {"id": resp.id, "status": {"state": "canceled"}}
+'''
+
+
+def _client_facts(text: str) -> dict[str, object]:
+    found = test_suite.extract(Artifact("c", "test-suite", "tck/transport/grpc_client.py", "", text.encode()))
+    return {f"{f.kind}:{f.subject}": f.value for f in found}
+
+
+def test_the_client_reader_finds_the_fallback_and_the_literal_state() -> None:
+    facts = _client_facts(_CLIENT)
+    assert facts["suite-state-map:_map_state_enum_to_json"] == {
+        "mapping": {"TASK_STATE_WORKING": "working", "TASK_STATE_CANCELLED": "canceled"},
+        "fallback": "completed", "on_error": "completed"}
+    assert facts["suite-fixed-state:cancel_task"] == {"state": "canceled"}
+    # a client that read the reply and refused what it cannot name: both facts change
+    fixed = (_CLIENT.replace('return "completed"', 'raise ValueError(state_enum)')
+             .replace('mapping.get(name, "completed")', 'mapping.get(name, "unknown")')
+             .replace('"status": {"state": "canceled"}', '"status": {"state": resp.status.state}'))
+    facts = _client_facts(fixed)
+    assert facts["suite-state-map:_map_state_enum_to_json"]["fallback"] == "unknown"  # type: ignore[index]
+    assert facts["suite-state-map:_map_state_enum_to_json"]["on_error"] is None  # type: ignore[index]
+    assert "suite-fixed-state:cancel_task" not in facts

@@ -76,6 +76,11 @@ suite-marker            <pytest marker>             {"level": str|None, "comment
                                                      "group": str}
 suite-spec-pin          specification               {"repository": str, "branch": str,
                                                      "commit": sha} the suite copied its spec from
+suite-state-map         <client function>           {"mapping": {TASK_STATE_*: word}, "fallback":
+                                                     word|None (a name not in it), "on_error":
+                                                     word|None (a number with no name)}
+suite-fixed-state       <client function>           {"state": str} a result's status state written
+                                                     as a literal, not read from the reply
 suite-schema-state      TaskStatus.state            {<probe>: bool}: whether the suite's bundled
                                                      JSON Schema accepts each state value probed
                                                      (the eight names, UNSPECIFIED, 0, 99, an

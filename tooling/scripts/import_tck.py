@@ -41,6 +41,7 @@ LIFECYCLE_FILES = {
     ),
     "0.3.x": (
         "tests/markers.py",
+        "tck/transport/grpc_client.py",
         "tests/mandatory/protocol/test_message_send_method.py",
         "tests/mandatory/protocol/test_state_transitions.py",
         "tests/mandatory/protocol/test_tasks_cancel_method.py",

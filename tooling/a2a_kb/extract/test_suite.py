@@ -18,6 +18,10 @@ except the ``§`` references of a docstring. A file is one of:
   (``suite-marker:<name>``);
 - 1.0-dev's ``specification/version.json``: the A2A commit the suite copied its spec from
   (``suite-spec-pin:specification``);
+- the 0.3 suite's gRPC client (``tck/transport/grpc_client.py``): each function that maps a
+  wire state through a dict of ``TASK_STATE_*`` names, with its fallbacks
+  (``suite-state-map:<function>``), and each result it builds with a literal state
+  (``suite-fixed-state:<function>``);
 - 1.0-dev's ``specification/a2a.json``, the JSON Schema its data-model tests validate
   responses with: which values of ``TaskStatus.state`` that schema accepts, found by asking
   jsonschema about each probe in :data:`STATE_PROBES` (``suite-schema-state:TaskStatus.state``).
@@ -69,7 +73,8 @@ def extract(artifact: Artifact) -> list[Fact]:
         except SyntaxError as e:
             raise artifact.fail(f"not Python the ast module can parse: line {e.lineno}: {e.msg}") from e
         drafts = [*_requirements(module), *_error_bindings(module), *_terminal_states(module),
-                  *_markers(module, text), *_tests(module), *_runner(module), *_helpers(module)]
+                  *_markers(module, text), *_tests(module), *_runner(module), *_helpers(module),
+                  *_state_maps(module), *_fixed_states(module)]
     if not drafts:
         raise artifact.fail("no requirement, error binding, marker, test or spec pin in the file")
     return artifact.facts(drafts)
@@ -352,6 +357,68 @@ def _helpers(module: ast.Module) -> list[Draft]:
             drafts.append(Draft("suite-helper", node.name,
                                 {"states": list(dict.fromkeys(s for s in states if s)), "builds_on": calls},
                                 *_span(node)))
+    return drafts
+
+
+# --- how the suite's own clients read a state (0.3 ``tck/transport/*_client.py``) --------------
+
+
+def _functions(module: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+
+
+def _state_maps(module: ast.Module) -> list[Draft]:
+    """A function that turns a wire state into the suite's state word through a dict of
+    ``TASK_STATE_*`` names: the dict, what ``.get`` falls back to for a name not in it, and
+    what the function returns when the name cannot be read at all (an ``except`` branch)."""
+    drafts = []
+    for function in _functions(module):
+        mappings = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict) and len(node.targets) == 1:
+                try:
+                    found = ast.literal_eval(node.value)
+                except ValueError:
+                    continue
+                if found and all(isinstance(k, str) and k.startswith("TASK_STATE_") for k in found):
+                    mappings[_name(node.targets[0])] = found
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            table = _name(node.func.value)
+            if node.func.attr != "get" or table not in mappings:
+                continue
+            fallback = _literal(node.args[1], {}) if len(node.args) > 1 else None
+            on_error = [_literal(r.value, {}) for h in ast.walk(function) if isinstance(h, ast.ExceptHandler)
+                        for r in ast.walk(h) if isinstance(r, ast.Return) and r.value is not None]
+            drafts.append(Draft("suite-state-map", function.name,
+                                {"mapping": mappings[table], "fallback": fallback,
+                                 "on_error": on_error[0] if on_error else None}, *_span(function)))
+    return drafts
+
+
+def _is(node: ast.AST | None, text: str) -> bool:
+    return isinstance(node, ast.Constant) and node.value == text
+
+
+def _fixed_states(module: ast.Module) -> list[Draft]:
+    """A client method that builds its result's ``status`` with a literal state instead of
+    the one the server answered (``{"status": {"state": "canceled"}}``)."""
+    drafts = []
+    for function in _functions(module):
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Dict):
+                continue
+            for key, value in zip(node.keys, node.values, strict=True):
+                if not (_is(key, "status") and isinstance(value, ast.Dict)):
+                    continue
+                literal = [v.value for k, v in zip(value.keys, value.values, strict=True)
+                           if _is(k, "state") and isinstance(v, ast.Constant)]
+                if literal:
+                    state = {"state": literal[0]}
+                    drafts.append(Draft("suite-fixed-state", function.name, state, *_span(node)))
     return drafts
 
 

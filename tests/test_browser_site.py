@@ -801,7 +801,7 @@ def test_each_claim_is_within_its_height_estimate_on_a_phone(real: Watched) -> N
     # near the top, or as near as the page can scroll: the last claim may sit above a footer
     # shorter than the window, and then the page ends before the claim reaches the top
     at_end = page.evaluate("() => scrollY + innerHeight >= document.documentElement.scrollHeight - 2")
-    assert box is not None and -2 <= box["y"] and (box["y"] < 200 or at_end), (longest, last, box)
+    assert box is not None and box["y"] >= -2 and (box["y"] < 200 or at_end), (longest, last, box)
     assert box["y"] + min(box["height"], 200) <= 800, (longest, last, box)  # in view either way
     assert not real.errors, real.errors
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tooling"))
 from a2a_kb import load  # noqa: E402
 from a2a_kb.capture.tck import BUILDS  # noqa: E402
 from a2a_kb.knowledge.factbook import FactBook  # noqa: E402
-from a2a_kb.knowledge.requirements import in_words, is_lifecycle, transports_of  # noqa: E402
+from a2a_kb.knowledge.requirements import in_words, is_lifecycle, registry, transports_of  # noqa: E402
 from a2a_kb.sources.cache import Cache  # noqa: E402
 
 REVIEWED = "2026-12-06"
@@ -52,17 +52,10 @@ NOTES = {("a2a-sdk-1.3.0", "GRPC-ERR-002"): _GRPC_TABLE, ("a2a-js-sdk-1.3.0", "G
          ("a2a-sdk-1.3.0", "CORE-HIST-005"): _HISTORY, ("a2a-sdk-1.3.0", "CORE-HIST-006"): _HISTORY}
 
 
-def registry() -> dict[str, dict[str, object]]:
+def _registry() -> dict[str, dict[str, object]]:
     """The 1.0-dev registry's requirements, from the KB's facts of its pinned files."""
     kb = load(ROOT)
-    book = FactBook(kb, Cache(kb.project.cache_dir))
-    found: dict[str, dict[str, object]] = {}
-    for source in kb.sources.values():
-        if source.kind == "test-suite" and source.branch == "1.0-dev" and "requirements" in source.path:
-            for key, facts in book.facts(source).items():
-                if key.startswith("suite-requirement:"):
-                    found[key.split(":", 1)[1]] = facts[0].value
-    return found
+    return registry(list(kb.sources.values()), FactBook(kb, Cache(kb.project.cache_dir)).facts)
 
 
 def _quote(text: str) -> str:
@@ -70,7 +63,7 @@ def _quote(text: str) -> str:
 
 
 def main() -> None:
-    requirements = registry()
+    requirements = _registry()
     out = [
         "# yaml-language-server: $schema=../tooling/a2a_kb/schemas/claim.schema.json",
         "#",

@@ -9,8 +9,11 @@ requirements are about the task lifecycle and how a verdict reads in words; the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from ..facts import Fact
+from ..records.model import Source
 
 # The operations that create, move, read or end a task (the A2A service's task methods).
 TASK_OPERATIONS = ("SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask",
@@ -23,6 +26,20 @@ TRANSPORT_TITLES = {"jsonrpc": "JSON-RPC", "grpc": "gRPC", "http_json": "HTTP+JS
 # The suite's verdict words (compatibility.json) → what a cell says.
 VERDICT_WORDS = {"PASS": "passes", "FAIL": "fails", "SKIPPED": "skipped", "NOT_TESTED": "not tested",
                  "PARTIAL": "partly passes"}
+
+
+def registry(sources: list[Source], facts_of: Callable[[Source], dict[str, list[Fact]]],
+             branch: str = "1.0-dev") -> dict[str, dict[str, Any]]:
+    """The suite's requirements on ``branch``: each ``suite-requirement`` fact of its pinned
+    ``tck/requirements/`` files, by id. ``facts_of`` is the fact book's (or the site data's)."""
+    found: dict[str, dict[str, Any]] = {}
+    for source in sources:
+        in_registry = source.path.startswith("tck/requirements/")
+        if source.kind == "test-suite" and source.branch == branch and in_registry:
+            for key, facts in facts_of(source).items():
+                if key.startswith("suite-requirement:"):
+                    found[key.split(":", 1)[1]] = facts[0].value
+    return found
 
 
 def is_lifecycle(rid: str, requirement: Mapping[str, Any]) -> bool:

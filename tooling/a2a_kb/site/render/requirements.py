@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...knowledge.requirements import TRANSPORT_TITLES, is_lifecycle, transports_of
+from ...knowledge.requirements import TRANSPORT_TITLES, is_lifecycle, registry, transports_of
 from ..data import SiteData
 from ..links import Linker
 from . import common
@@ -61,16 +61,6 @@ class Requirement:
     verdicts: dict[str, dict[str, str]]  # build → transport → the suite's verdict
 
 
-def _registry(data: SiteData) -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
-    for source in data.kb.sources.values():
-        if source.kind == "test-suite" and source.branch == "1.0-dev" and "requirements/" in source.path:
-            for key, facts in data.facts(source).items():
-                if key.startswith("suite-requirement:"):
-                    found[key.split(":", 1)[1]] = facts[0].value
-    return found
-
-
 def _record(data: SiteData, build: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """A build's verdicts (requirement → fact value) and failed tests' reasons, by requirement."""
     source = data.kb.sources.get(f"tck-run-1.0-dev@{build}")
@@ -108,12 +98,12 @@ def _spec_cell(data: SiteData, version: str, section: str, level: str) -> Cell:
 
 
 def rows(data: SiteData, link: Linker) -> list[Requirement]:
-    registry = _registry(data)
+    requirements = registry(list(data.kb.sources.values()), data.facts)
     claims = {c.subject: c for c in data.kb.claims.values() if c.subject.startswith("tck-verdict:")}
     records = {build: _record(data, build) for build in BUILDS}
     found = []
-    for rid in sorted(r for r, v in registry.items() if is_lifecycle(r, v)):
-        spec = registry[rid]
+    for rid in sorted(r for r, v in requirements.items() if is_lifecycle(r, v)):
+        spec = requirements[rid]
         level, section = str(spec.get("level") or ""), str(spec.get("section") or "")
         builds, verdicts = [], {}
         for build in BUILDS:

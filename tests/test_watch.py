@@ -441,3 +441,25 @@ def test_a_mirror_file_over_the_size_cap_is_refused(tmp_path: Path) -> None:
     with Reader(Endpoints(), mirror=mirror, policy=HttpPolicy(max_bytes=1024)) as reader:
         answer = reader.get(url)
     assert answer.status == "refused" and "over the 1,024-byte size cap" in answer.reason, answer
+
+
+def test_a_new_sdk_tag_is_a_new_ref_and_never_a_spec_version(
+    kb_copy: Path, upstream: LocalUpstream, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An SDK repository's tag list is watched like the spec's: a tag that its `releases`
+    do not list is news, reported as a new ref of that repository, and is not taken for a
+    new version of the specification."""
+    go = "a2aproject/a2a-go"
+    tags_url = Endpoints.tags(go)
+    tags = json.loads(upstream.mirrored(tags_url))
+    sdk_commit = "5d4c3b2" + "1" * 33
+    tags.append({"ref": "refs/tags/v2.4.0", "object": {
+        "sha": sdk_commit, "type": "commit",
+        "url": f"https://api.github.com/repos/{go}/git/commits/{sdk_commit}"}})
+    upstream.put(tags_url, json.dumps(tags, indent=2) + "\n")
+    code, data = watch_json(kb_copy, upstream, capsys)
+    assert code == 1
+    assert [(r["kind"], r["name"], r["where"], r["commit"]) for r in data["new_refs"]] == [
+        ("tag", "v2.4.0", go, sdk_commit)]
+    assert findings(data) == {("a2a-go-tags", "changed")}
+    assert not data.get("new_versions")

@@ -3,7 +3,7 @@
 Each module reads one kind of pinned source with a real parser and returns the facts of
 :mod:`a2a_kb.facts`, every one with its source, commit, path and exact lines. They share
 one signature, ``(Artifact) -> list[Fact]``, and are found through :data:`EXTRACTORS`,
-which imports each module (and its parser: markdown-it, antlr4) the first time its kind is
+which imports each module (and its parser: markdown-it, antlr4, tree-sitter) the first time its kind is
 extracted: reading cached facts, as a diff or the check of unchanged sources does, needs
 no parser.
 An extractor that finds nothing where it expects something raises
@@ -42,6 +42,7 @@ READERS: dict[str, tuple[str, str]] = {
     "capture": ("capture", "extract"),
     "test-suite": ("test_suite", "extract"),
     "tck-run": ("tck_run", "extract"),
+    "sdk-code": ("sdk_code", "extract"),
 }
 
 # The version of what each module emits. Bump a module's version when its output changes:
@@ -58,6 +59,7 @@ VERSIONS: dict[str, str] = {
     "capture": "2",
     "test_suite": "2",  # 2: the bundled schema's accepted states
     "tck_run": "1",
+    "sdk_code": "3",
 }
 
 

@@ -17,6 +17,7 @@ SOURCE_KINDS = (
     "git-refs",
     "capture",
     "tck-run",
+    "sdk-code",
     "sdk",
     "web",
     "paper",

@@ -22,6 +22,7 @@ from .render import (
     reference,
     reliability,
     sdk_matrix,
+    sdk_timeline,
     site_quality,
     sources,
     states,
@@ -125,6 +126,8 @@ FAMILIES: dict[str, Family] = {
         *_CITE, "claims.conflicts", "claims.expect", "claims.file", "claims.mark", "claims.related",
         "claims.subject", "claims.versions", "claims.statement@shown", "results.evidence",
         "conflicts", "dates", "facts", "transcripts")),
+    "sdk-timelines": Family(sdk_timeline.part, parts=sdk_timeline.part_names, reads=(
+        *_CITE, "claims.answer", "claims.statement@shown", "claims.subject", "results.evidence")),
     "conformance": Family(_page(paths.CONFORMANCE, conformance.page), (
         *_CITE, "claims.answer", "claims.conflicts", "claims.expect", "claims.file", "claims.locator",
         "claims.mark", "claims.related", "claims.subject", "claims.versions",
@@ -161,5 +164,7 @@ def nav_children(data: SiteData) -> dict[str, list[dict[str, str]]]:
     return {
         paths.STATES_INDEX: [{str(escape.html(v.title)): paths.state_table(v.id)} for v in newest_first],
         paths.VERSIONS_INDEX: [{str(escape.html(v.title)): paths.version_page(v.id)} for v in newest_first],
-        paths.SDK_MATRIX: [{str(escape.html(s)): paths.capture_page(s)} for s in scenarios],
+        paths.SDK_MATRIX: [*({f"{escape.html(sdk)}, release by release": paths.sdk_page(sdk)}
+                             for sdk in sdk_timeline.part_names(data)),
+                           *({str(escape.html(s)): paths.capture_page(s)} for s in scenarios)],
     }

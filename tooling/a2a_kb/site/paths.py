@@ -63,6 +63,11 @@ AUDITED_PAGES = (
 )
 
 
+def sdk_page(sdk: str) -> str:
+    """The timeline of one SDK read from its source (``a2a-go``)."""
+    return f"sdk/{_slug(sdk)}.md"
+
+
 def capture_page(scenario: str) -> str:
     """The page of one capture transcript, by its build and scenario
     (``a2a-sdk-1.3.0/04-input-required``)."""

@@ -2,7 +2,8 @@
 
 What it consults (sources/upstream.yaml says which repositories, branches and packages):
 
-- each repository's tag list: tags no version names are *new refs*; a new tag's tracked
+- each repository's tag list: tags no version names (for an SDK's repository, tags not
+  among its ``releases``) are *new refs*; a new tag's tracked
   files are read at its commit, so the claims can be evaluated against it;
 - each tracked branch's head: when it moved, every pinned file of the branch's commit (and
   every tracked file) is read at the head, and each that changed, appeared or went is a
@@ -271,8 +272,11 @@ class _Run:
             return
         self.report.live[source.id] = answer.body
         live = {f.key: str(f.value) for f in ref_facts(answer.body)}
-        known = {v.ref for v in self.kb.versions.values()}
-        known |= {f"v{v.id}" for v in self.kb.versions.values()}
+        if repo.releases:  # an SDK: the tags taken note of, not the spec's versions
+            known = set(repo.releases)
+        else:
+            known = {v.ref for v in self.kb.versions.values()}
+            known |= {f"v{v.id}" for v in self.kb.versions.values()}
         tags = sorted({k.split(":", 1)[1] for k in live if k.startswith("tag-")})
         for tag in tags:
             if tag in known:
@@ -280,7 +284,11 @@ class _Run:
             commit = live.get(f"tag-commit:{tag}", "")
             obj = live.get(f"tag-object:{tag}", "")
             self.new_tags.append((repo, tag, commit, obj))
-        for version in self.kb.ordered_versions:
+        for gone in sorted(set(repo.releases) - set(tags)):
+            self.report.upstream.append(Observed(
+                f"{repo.repository}@{gone}", "tag", Endpoints.tags(repo.repository), "gone",
+                message=f"tag {gone} is no longer in the tag list", mark=repo.mark))
+        for version in [] if repo.releases else self.kb.ordered_versions:
             if version.ref.startswith("v") and version.ref not in tags:
                 self.report.upstream.append(Observed(
                     f"{repo.repository}@{version.ref}", "tag", Endpoints.tags(repo.repository),
@@ -382,7 +390,7 @@ class _Run:
         for snap, head, files in plans:
             self._branch(snap, head, files, answers)
         for repo, tag, commit in tags:
-            if commit:
+            if commit and not repo.releases:  # an SDK's release is not a spec version
                 self._new_version(repo, tag, commit, answers)
 
     def _branch(self, snap: Snapshot, head: str, files: dict[str, str],

@@ -18,9 +18,9 @@ from .. import paths
 from ..data import SiteData
 from ..links import Linker, page_url
 from ..templating import render
-from . import conformance
+from . import conformance, sdk_timeline
 
-DOCUMENTS = ("claims", "conflicts", "states", "sources", "diffs", "lifecycle", "conformance")
+DOCUMENTS = ("claims", "conflicts", "states", "sources", "diffs", "lifecycle", "conformance", "sdks")
 
 
 @cache
@@ -116,6 +116,7 @@ BUILDERS: dict[str, Callable[[SiteData, bool], dict[str, Any]]] = {
     "diffs": diffs_document,
     "lifecycle": lambda data, u: lifecycle_document(data),
     "conformance": conformance_document,
+    "sdks": lambda data, u: {**_head(data, "sdks"), **sdk_timeline.document(data, u)},
 }
 
 

@@ -20,40 +20,14 @@ from .. import paths
 from ..data import SiteData
 from ..links import Linker
 from ..templating import render
-from . import common
+from . import common, sdk_timeline
 from .common import Cite, capture_href, scenario_of, sdk_subject
+from .sdk_timeline import BEHAVIOURS
 
 # The claim that says which SDK release the captures ran: it heads the SDK's column.
 SDK_VERSION = "sdk-version"
 # The matrix compares the SDKs with the last 0.x release and every version after it.
 FIRST_VERSION = "0.3.0"
-# Row labels, in the order claims/sdk-behaviour.yaml documents the keys. A key a claim uses
-# and this table lacks still gets its row, labelled with the key itself.
-BEHAVIOURS = {
-    "terminal-set": "Terminal states",
-    "interrupted-set": "Interrupted states",
-    "active-set": "Active states",
-    "blocking-return": "Where a blocking send returns",
-    "non-blocking-return": "What a non-blocking send returns",
-    "polling": "Polling with GetTask",
-    "stream-first-event": "First event of a stream",
-    "artifact-chunks": "An artifact sent in chunks",
-    "stream-close-terminal": "Where streams close: terminal states",
-    "stream-close-interrupted": "Where streams close: interrupted states",
-    "resume-interrupted": "Resuming an interrupted task",
-    "subscribe-interrupted": "Subscribing to a task that waits for input",
-    "subscribe-to-terminal": "Subscribing to a terminal task",
-    "message-to-terminal": "A message to a terminal task",
-    "cancel-working": "Cancelling a working task",
-    "cancel-of-terminal": "Cancelling a terminal task",
-    "cancel-race": "Racing cancels",
-    "reject": "Rejecting before any work",
-    "failure-reported": "A failure the agent reports",
-    "error-path": "An agent that raises",
-    "error-details": "What an error carries",
-    "follow-up": "Follow-up tasks",
-    "terminal-overwrite": "Can a terminal task be overwritten?",
-}
 
 
 def is_specification(data: SiteData, claim: Claim) -> bool:
@@ -93,6 +67,7 @@ class Entry:
     statement: str
     captures: list[CaptureLink]
     departures: list[Departure]
+    since: str = ""  # the release it was read at, and the range its answer holds over
 
 
 @dataclass
@@ -154,6 +129,7 @@ def _cell_lines(cell: Cell, title: str) -> tuple[int, int]:
     """How many lines a cell's contents and its label take on a card."""
     lines = 1 if cell.empty else 0
     lines += sum(math.ceil((len(e.cite.id) + 3) / ID_CHARS) for e in cell.entries)
+    lines += sum(math.ceil(len(e.since) / ID_CHARS) for e in cell.entries if e.since)
     badges = sum(len(e.captures) for e in cell.entries)
     lines += math.ceil(badges * 3 / ID_CHARS) + math.ceil(len(cell.conflicts) * 4 / ID_CHARS)
     lines += 2 if cell.departures else 0
@@ -278,14 +254,19 @@ def _columns(data: SiteData, link: Linker, sdk_claims: dict[str, list[Claim]]) -
                     if isinstance(fact.value, dict):
                         release = f"{fact.value.get('package', '')} {fact.value.get('version', '')}".strip()
                         observed.setdefault(sdk, set()).add(release)
+    read = {sdk: {r for c in claims if (r := sdk_timeline.read_from_source(data, c))}
+            for sdk, claims in sdk_claims.items()}
     for sdk in sorted(sdk_claims, key=lambda s: (s not in observed, s)):
         version_claim = next((c for c in sdk_claims[sdk] if sdk_subject(c) == (sdk, SDK_VERSION)), None)
         note_href = link.page(paths.CLAIMS, paths.claim_anchor(version_claim.id)) if version_claim else ""
+        notes = []
         if sdk in observed:
-            note = f"observed: {', '.join(sorted(observed[sdk]))}"
-        else:
-            note = "from claims; not run here"
-        columns.append(Column(sdk, "sdk", sdk, "", note, note_href))
+            notes.append(f"observed: {', '.join(sorted(observed[sdk]))}")
+        if read[sdk]:
+            notes.append(f"read from source: {len(read[sdk])} releases")
+        note = "; ".join(notes) or "from claims; not run here"
+        href = link.page(paths.sdk_page(sdk)) if read[sdk] else ""
+        columns.append(Column(sdk, "sdk", sdk, href, note, note_href))
     return columns
 
 
@@ -302,6 +283,7 @@ def matrix(data: SiteData, link: Linker) -> Matrix:
             by_row.setdefault(behaviour, {}).setdefault(sdk, []).append(claim)
     columns = _columns(data, link, by_sdk)
     sides = _sides(data)
+    since = sdk_timeline.since_labels(data, link)
     order = list(BEHAVIOURS)
     rows = []
     for behaviour in sorted(by_row, key=lambda b: (order.index(b) if b in order else len(order), b)):
@@ -316,7 +298,7 @@ def matrix(data: SiteData, link: Linker) -> Matrix:
                 cells.append(Cell(entries, _conflict_chips(data, link, everyone, col.key, sides)))
             else:
                 cells.append(Cell([Entry(common.cite(data, link, c), c.statement, _captures(data, link, c),
-                                         _departures(data, link, c, sides))
+                                         _departures(data, link, c, sides), since.get(c.id, ""))
                                    for c in claims_of.get(col.key, [])]))
         label = BEHAVIOURS.get(behaviour, behaviour)
         rows.append(Row(behaviour, label, paths.behaviour_anchor(behaviour), cells))

@@ -14,6 +14,10 @@ from typing import Any
 import pytest
 from pytest_httpserver import HTTPServer
 
+from a2a_kb.project import Project
+from a2a_kb.site.data import SiteData, collect
+from a2a_kb.site.pages import generate
+
 REPO = Path(__file__).resolve().parent.parent
 MIRROR = Path(os.environ.get("A2A_KB_MIRROR", str(REPO.parent / "shared" / "mirror")))
 
@@ -306,6 +310,20 @@ def real_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = fetch(list(kb.sources.values()), Cache(cache_dir), mirror=MIRROR)
     assert report.ok, report.format_text()
     return cache_dir
+
+
+@pytest.fixture(scope="session")
+def real_data(real_cache: Path) -> Iterator[SiteData]:
+    """The site's data from the real knowledge base and the session's fetched cache."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("A2A_KB_CACHE", str(real_cache))
+        yield collect(Project.at(REPO))
+
+
+@pytest.fixture(scope="session")
+def real_pages(real_data: SiteData) -> dict[str, str]:
+    """Every generated page and API file of the real knowledge base, by its path."""
+    return generate(real_data)
 
 
 def copy_records(dest: Path, parts: tuple[str, ...] = ("claims", "sources", "captures")) -> Path:

@@ -51,10 +51,12 @@ def registered_suite_files() -> frozenset[tuple[str, str]]:
     return frozenset((f"tck-{s['branch']}", s["path"]) for s in listed if s["kind"] == "test-suite")
 
 
-# The repositories whose files sources/ registers: the specification and its conformance suite.
-# The mirror also holds the six SDKs' lifecycle files (since 2026-12-05), under refs that
-# look like the specification's own (v0.2.6 is a2a-python's tag too); no source names them yet.
-REGISTERED_REPOSITORIES = ("/a2aproject/A2A/", "/a2aproject/a2a-tck/")
+# The repositories whose files sources/ registers: the specification, its conformance suite and
+# the six official SDKs (sources/sdks.yaml), whose tags can look like the specification's own
+# (v0.2.6 is a2a-python's tag too): an SDK's file is known by its repository, not its ref.
+SDK_REPOSITORIES = tuple(f"/a2aproject/{sdk}/" for sdk in (
+    "a2a-python", "a2a-js", "a2a-java", "a2a-go", "a2a-dotnet", "a2a-rs"))
+REGISTERED_REPOSITORIES = ("/a2aproject/A2A/", "/a2aproject/a2a-tck/", *SDK_REPOSITORIES)
 
 
 def kind_of(row: dict[str, str]) -> str | None:
@@ -67,6 +69,8 @@ def kind_of(row: dict[str, str]) -> str | None:
         return "test-suite" if (row["ref"], row["path"]) in registered_suite_files() else None
     if row["ref"] == "api":
         return "git-refs"
+    if any(r in row["url"] for r in SDK_REPOSITORIES):
+        return "sdk-code"
     return KIND_OF_PATH[row["path"]]
 
 

@@ -381,7 +381,7 @@ def test_sdk_matrix_has_its_rows_and_columns_and_cells_land_on_claims(real: Watc
     columns = page.locator("table.kb-sdk-matrix thead th[data-column]").evaluate_all(
         "ths => ths.map(th => th.dataset.column)")
     assert columns == ["0.3.0", "1.0.0-rc", "1.0.0", "1.0.1", "main", "a2a-js", "a2a-python",
-                       "a2a-python@0.3", "a2a-java", "a2a-rs"]
+                       "a2a-python@0.3", "a2a-dotnet", "a2a-go", "a2a-java", "a2a-rs"]
     departing = page.locator("td.kb-sdk-cell--departs")
     assert departing.count() > 0
     assert all("≠ spec" in text for text in departing.all_inner_texts())

@@ -42,8 +42,7 @@ def all_facts() -> tuple[tuple[Source, bytes, tuple[Fact, ...]], ...]:
 
 def test_every_mirrored_file_has_an_extractor_and_facts() -> None:
     rows = [row for row in manifest() if kind_of(row)]
-    # all but the dossier, the conformance suite's files it does not register, and the SDKs'
-    # files (no source registers them yet)
+    # all but the dossier and the conformance suite's files it does not register
     skipped = [row for row in manifest() if row["ref"] == "dossier"
                or (row["ref"].startswith("tck-") and kind_of(row) is None)
                or not any(r in row["url"] for r in (*REGISTERED_REPOSITORIES, "llms-explorer"))]
@@ -196,6 +195,68 @@ def _strings(value: object) -> list[str]:
     return []
 
 
+def _in_code(word: str, text: str) -> bool:
+    """Whether ``text`` names ``word``: an identifier, a state in any spelling, or a literal."""
+    if word == "default":
+        return "default" in text or re.search(r"(?:\b|case )_\s*(?:=>|:)", text) is not None
+    if word.startswith('"'):
+        return word.strip('"') in text
+    words = re.findall(r"[A-Za-z][A-Za-z_-]*", text)
+    return word in text or _mentions(text, word) or (
+        word == "unrecognized" and "UNRECOGNIZED" in text) or any(
+        canonical_state(w.removeprefix("TaskState")) == word for w in words)
+
+
+def _check_sdk_enum(fact: Fact, text: str) -> None:
+    assert all(m in text for m in fact.value["members"])
+    # a wire name is written out, or made by the enum's kebab-case converter (C#)
+    assert all(w in text or "KebabCase" in text for w in fact.value["wire"] if w)
+
+
+def _check_sdk_flag(fact: Fact, text: str) -> None:
+    assert fact.subject.rsplit(".", 1)[1] in text and "true" in text
+    assert all(_in_code(s, text) for s in fact.value)
+
+
+def _check_sdk_scope(fact: Fact, text: str) -> None:
+    assert fact.subject.split("~")[0].rsplit(".", 1)[-1] in text
+    assert all(_in_code(s, text) for s in fact.value["states"])
+    assert all(n in text for n in fact.value["names"])
+
+
+def _check_sdk_guard(fact: Fact, text: str) -> None:
+    error = fact.subject.split("/", 1)[1].split("~")[0]
+    assert re.search("_?".join(re.findall("[A-Z][a-z]*", error)), text, re.IGNORECASE)
+    assert all(n in text for n in fact.value["names"])
+    assert all(_in_code(s, text) or "TERMINAL" in text or "terminal" in text or "Cancelable" in text
+               for s in fact.value["states"] + fact.value["unless"])
+
+
+def _check_sdk_map(fact: Fact, text: str) -> None:
+    assert all(_in_code(k, text) for k in fact.value)
+    assert all(_in_code(v, text) for v in fact.value.values() if v not in ("error", "null", "other"))
+
+
+def _check_sdk_code(fact: Fact, text: str) -> None:
+    assert str(abs(fact.value)) in text
+
+
+HTTP_NAMES = {400: "BadRequest", 404: "NotFound", 409: "Conflict", 415: "UnsupportedMediaType",
+              422: "UnprocessableEntity", 500: "InternalServerError"}
+
+
+def _check_sdk_error_map(fact: Fact, text: str) -> None:
+    for key, value in fact.value.items():
+        if isinstance(value, int):  # a number, or a status by its name (Results.NotFound)
+            assert str(abs(value)) in text or HTTP_NAMES.get(value, "?") in text, (key, value)
+        elif value is not None:
+            assert value in text or "".join(w.title() for w in value.split("_")) in text, (key, value)
+
+
+def _check_sdk_scopes(fact: Fact, text: str) -> None:
+    assert all(name.rsplit(".", 1)[-1] in text for name in fact.value)
+
+
 def _check_inventory_items(fact: Fact, text: str) -> None:
     """Each item of a Markdown inventory is in the lines: a heading or header cell as
     written, a block's language and first line, an image's alt text and address."""
@@ -280,6 +341,14 @@ CHECKS: dict[str, Callable[[Fact, str], None]] = {
     "code-blocks": _check_inventory_items,
     "normative": _check_sentences,
     "time-limits": _check_sentences,
+    "sdk-enum": _check_sdk_enum,
+    "sdk-flag": _check_sdk_flag,
+    "sdk-scope": _check_sdk_scope,
+    "sdk-guard": _check_sdk_guard,
+    "sdk-map": _check_sdk_map,
+    "sdk-code": _check_sdk_code,
+    "sdk-error-map": _check_sdk_error_map,
+    "sdk-scopes": _check_sdk_scopes,
 }
 
 

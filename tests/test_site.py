@@ -13,7 +13,6 @@ import itertools
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -63,18 +62,6 @@ def site_env(real_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The fetched cache and the vendored Mermaid, for projects copied to tmp folders."""
     monkeypatch.setenv("A2A_KB_CACHE", str(real_cache))
     monkeypatch.setenv("A2A_KB_VENDOR", str(VENDOR))
-
-
-@pytest.fixture(scope="session")
-def real_data(real_cache: Path) -> Iterator[SiteData]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("A2A_KB_CACHE", str(real_cache))
-        yield collect(Project.at(REPO))
-
-
-@pytest.fixture(scope="session")
-def real_pages(real_data: SiteData) -> dict[str, str]:
-    return generate(real_data)
 
 
 def test_the_real_site_builds_within_its_cpu_budget(built_site: Path) -> None:
@@ -496,8 +483,8 @@ def test_matrix_has_a_row_per_behaviour_and_a_cell_per_claim(
     columns = re.findall(r'<th scope="col" class="kb-col--(spec|sdk)" data-column="([^"]+)"', head)
     assert [c for k, c in columns if k == "spec"] == ["0.3.0", "1.0.0-rc", "1.0.0", "1.0.1", "main"]
     # the SDKs run first (each build its own column), then those only read
-    assert [c for k, c in columns if k == "sdk"] == ["a2a-js", "a2a-python", "a2a-python@0.3", "a2a-java",
-                                                     "a2a-rs"]
+    assert [c for k, c in columns if k == "sdk"] == ["a2a-js", "a2a-python", "a2a-python@0.3", "a2a-dotnet",
+                                                     "a2a-go", "a2a-java", "a2a-rs"]
     assert re.search(r"observed: [^<]*a2a-sdk 1\.3\.0", head), head
     for cid, (sdk, behaviour) in sdk_claims.items():
         if behaviour != "sdk-version":

@@ -93,6 +93,22 @@ tck-verdict             <requirement ID>            {"level": str, "status": str
 tck-test                <test id>                   {"outcome": passed|failed|xfailed|skipped,
                                                      "requirement": str, "transport": str,
                                                      "reason": str[, "category": str]}
+sdk-enum                <Enum> e.g. TaskState       an SDK's state enum: {"members": [name], "wire":
+                                                     [str|None], "states": [canonical|None]}
+sdk-flag                <Enum>.<parameter>          canonical states whose constant passes true for
+                                                     that constructor parameter (Java's isFinal)
+sdk-scope               <Scope> e.g.                {"states": [canonical], "names": [identifier]}:
+                        TaskState.Terminal          the states a function or constant names, and
+                                                     its identifiers with terminal/final/interrupt
+sdk-guard               <Scope>/<Error>             {"states", "unless", "names"}: a branch that
+                                                     raises the error, and what its condition tests
+                                                     (unless: tested with != / not in)
+sdk-map                 <Scope>                     {pattern: result} of a switch, match or map
+                                                     literal over states ("default", quoted strings)
+sdk-code                <Scope>[.<name>]            an integer in JSON-RPC's error range
+sdk-error-map           <Error> e.g.                {"json-rpc": int|None, "http": int|None,
+                        TaskNotCancelable            "grpc": str|None} from the file's error tables
+sdk-scopes              document                    every function and constant the file declares
 headings                document | §<section>       Markdown: each heading as written after its #s
 tables                  document | §<section>       Markdown: each table's header row, cells
                                                      joined by " | "

@@ -24,7 +24,8 @@ SDKS = ("a2a-python", "a2a-js", "a2a-java", "a2a-go", "a2a-dotnet", "a2a-rs")
 RETRIEVED = "2026-12-05"
 TITLES = {"a2a-python": "a2a-python", "a2a-js": "a2a-js", "a2a-java": "a2a-java",
           "a2a-go": "a2a-go", "a2a-dotnet": "a2a-dotnet", "a2a-rs": "a2a-rs"}
-# tag → the spec line its state enum spells (see the module's docstring).
+# tag → the spec line its state enum spells (see the module's docstring); "1.0.0" stands for
+# the 1.0 line, whose two releases (1.0.0, 1.0.1) share one proto.
 SPEAKS = {
     "a2a-python": {"v0.2.6": "0.2.6", "v0.2.10": "0.2.6", "v0.3.3": "0.3.0", "v0.3.26": "0.3.0",
                    "v1.0.0-alpha.1": "1.0.0", "v1.0.3": "1.0.0", "v1.1.0": "1.0.0"},
@@ -92,10 +93,11 @@ def main(manifest: str) -> None:
                 continue
             tag = row["ref"]
             version = SPEAKS[sdk][tag]
+            versions = "'1.0.0', '1.0.1'" if version == "1.0.0" else f"'{version}'"
             out += [f"  - id: {file_id(sdk, row['path'], tag, taken)}", "    kind: sdk-code",
                     "    authority: primary", f"    url: {url}",
                     f"    title: \"{TITLES[sdk]} {tag}: {row['path']}\"",
-                    f"    versions: ['{version}']", f"    repository: a2aproject/{sdk}",
+                    f"    versions: [{versions}]", f"    repository: a2aproject/{sdk}",
                     f"    ref: '{tag}'", f"    commit: {row['commit']}", f"    path: {row['path']}",
                     f"    sha256: {row['sha256']}", f"    size: {row['bytes']}",
                     f"    retrieved: '{RETRIEVED}'"]

@@ -20,7 +20,10 @@ code states it, never its comments:
   canonical state, a quoted string, ``default``) and what it gives (a state, a quoted
   string, ``error``, ``null`` or ``other``);
 - ``sdk-code:<Name>``: an integer constant in JSON-RPC's error range (-32768 to -32000) and
-  the name it is declared or matched under.
+  the name it is declared or matched under;
+- ``sdk-error-map:<Error>``: what the file's error tables give a lifecycle error
+  (``TaskNotCancelable`` …) on each transport: ``{"json-rpc": int|None, "http": int|None,
+  "grpc": str|None}``, read from switch and match arms, map literals and enum arguments.
 
 A repeated subject gets ``~2``, ``~3`` … in source order. Lines are the declaration's,
 branch's or switch's own.
@@ -339,6 +342,73 @@ def _maps(r: _Reader, scope: str, node: tree_sitter.Node) -> list[Draft]:
     return drafts
 
 
+_GRPC = ("CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+         "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+         "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
+         "UNAUTHENTICATED")
+_GRPC_KEYS = {g.replace("_", "").lower(): g for g in _GRPC}
+# HTTP statuses written by name: ASP.NET's Results helpers, Java's HttpStatus …
+_HTTP_NAMES = {"badrequest": 400, "notfound": 404, "conflict": 409, "unprocessableentity": 422,
+               "unsupportedmediatype": 415, "internalservererror": 500}
+
+
+def _transport(r: _Reader, parts: list[tree_sitter.Node]) -> dict[str, Any]:
+    """The JSON-RPC code, HTTP status and gRPC code an error table's entry gives."""
+    found: dict[str, Any] = {}
+    for leaf in (leaf for p in parts for leaf in r.leaves(p)):
+        t = r.text(leaf)
+        if leaf.type in _INTEGER_LEAVES and t.lstrip("-").isdigit():
+            n = -int(t.lstrip("-")) if _negative(r, leaf) else int(t)
+            key = "json-rpc" if -32768 <= n <= -32000 else "http" if 100 <= n <= 599 else ""
+            if key:
+                found.setdefault(key, n)
+        elif m := re.fullmatch(r"Status(\d{3})\w*", t):
+            found.setdefault("http", int(m.group(1)))
+        elif t.lower() in _HTTP_NAMES and leaf.type.endswith("identifier"):
+            found.setdefault("http", _HTTP_NAMES[t.lower()])
+        elif (g := _GRPC_KEYS.get(t.replace("_", "").lower())) and (
+                t.isupper() or "code" in r.text(leaf.parent).lower()):  # FAILED_PRECONDITION, codes.NotFound
+            found.setdefault("grpc", g)
+    return found
+
+
+def _negative(r: _Reader, leaf: tree_sitter.Node) -> bool:
+    parent = leaf.parent
+    return r.text(leaf).startswith("-") or (
+        parent is not None and r.text(parent).replace(" ", "") == "-" + r.text(leaf))
+
+
+def _error_tables(r: _Reader) -> list[Draft]:
+    """``sdk-error-map:<Error>``: what an error table (a switch or match arm, a map literal's
+    pair, an enum constant's arguments) gives a lifecycle error on each transport, merged
+    over the file's tables (the first table to give a transport's value wins); the lines run
+    from the first entry that gives a value to the last."""
+    merged: dict[str, dict[str, Any]] = {}
+    lines: dict[str, tuple[int, int]] = {}
+    stack = [r.tree.root_node]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if n.type in r.g.arms:
+            pattern, result = _split(r, n)
+        elif n.type in r.g.members and (args := n.child_by_field_name("arguments")) is not None \
+                and (name := n.child_by_field_name("name")) is not None:
+            pattern, result = [name], [args]
+        else:
+            continue
+        errors = [e for p in pattern for e in r.errors(p)]
+        found = _transport(r, result) if errors else {}
+        for error in errors if found else []:
+            entry = merged.setdefault(error, {})
+            taken = [key for key, value in found.items() if entry.setdefault(key, value) == value]
+            if taken:  # the lines span every entry the fact takes a value from
+                start, end = _lines(n)
+                was = lines.get(error, (start, end))
+                lines[error] = (min(was[0], start), max(was[1], end))
+    return [Draft("sdk-error-map", error, {k: merged[error].get(k) for k in ("json-rpc", "http", "grpc")},
+                  *lines[error]) for error in sorted(merged)]
+
+
 def _codes(r: _Reader, scopes: list[tuple[str, tree_sitter.Node, str]]) -> list[Draft]:
     """Integers in JSON-RPC's error range, by the name they are declared or matched under,
     qualified by the innermost scope that holds them (``TaskNotCancelableError.code``)."""
@@ -406,9 +476,10 @@ def extract(artifact: Artifact) -> list[Fact]:
             drafts += _guards(r, name, node, constants)
         drafts += _maps(r, name, node)
     drafts += _codes(r, scopes)
+    drafts += _error_tables(r)
     # What the file declares, so that a claim can say a scope is absent (a check removed).
     drafts.append(Draft("sdk-scopes", "document", [n for n, _, k in scopes if k != "container"],
-                        1, tree.root_node.end_point[0] + 1))
+                        1, max(1, len(artifact.text.splitlines()))))
     return artifact.facts(_numbered(drafts))
 
 

@@ -76,6 +76,10 @@ def _api(part: str) -> Callable[[SiteData, str, bool], Pages]:
     return lambda data, _, use_directory_urls: api.part(data, part, use_directory_urls)
 
 
+# What the SDK timelines (a page per SDK, and api/v1/sdks.json) read.
+_SDK_READS = ("claims", "claims.id", "claims.rank", "claims.source", "results.verdict", "sources",
+              "claims.answer", "claims.conflicts", "claims.expect", "claims.quote")
+
 # What most families read to link a claim, name its source and show its verdict.
 _CITE = ("claims", "claims.id", "claims.rank", "claims.source", "results.verdict", "sources", "versions")
 
@@ -120,14 +124,18 @@ FAMILIES: dict[str, Family] = {
         *_CITE, "claims.answer", "claims.conflicts", "claims.expect", "claims.file", "claims.locator",
         "claims.mark", "claims.related", "claims.subject", "claims.versions",
         "claims.statement@shown", "results.evidence", "conflicts", "facts", "transcripts")),
+    "api-sdks": Family(_api("sdks"), stamped=True, reads=(
+        *_SDK_READS, "claims.statement@shown", "claims.subject", "results.evidence", "conflicts",
+        "facts", "transcripts")),
     "api-schemas": Family(_api("schemas"), ()),
     "reference": Family(lambda data, part, u: [(paths.PYTHON_API, reference.page())], ()),
     "sdk-matrix": Family(_page(paths.SDK_MATRIX, sdk_matrix.page), (
-        *_CITE, "claims.conflicts", "claims.expect", "claims.file", "claims.mark", "claims.related",
-        "claims.subject", "claims.versions", "claims.statement@shown", "results.evidence",
-        "conflicts", "dates", "facts", "transcripts")),
+        *_CITE, "claims.answer", "claims.conflicts", "claims.quote", "claims.expect", "claims.file",
+        "claims.mark", "claims.related", "claims.subject", "claims.versions", "claims.statement@shown",
+        "results.evidence", "conflicts", "dates", "facts", "transcripts")),
     "sdk-timelines": Family(sdk_timeline.part, parts=sdk_timeline.part_names, reads=(
-        *_CITE, "claims.answer", "claims.statement@shown", "claims.subject", "results.evidence")),
+        *_SDK_READS, "claims.statement@shown", "claims.subject", "results.evidence", "conflicts",
+        "facts", "transcripts")),
     "conformance": Family(_page(paths.CONFORMANCE, conformance.page), (
         *_CITE, "claims.answer", "claims.conflicts", "claims.expect", "claims.file", "claims.locator",
         "claims.mark", "claims.related", "claims.subject", "claims.versions",

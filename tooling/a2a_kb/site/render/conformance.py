@@ -36,7 +36,7 @@ from .common import capture_href, scenario_of
 
 SPEC_VERSIONS = ("0.3.0", "1.0.0", "1.0.1")
 # The SDKs that are read, not run: their columns stay even where no claim speaks yet.
-READ_SDKS = ("a2a-python", "a2a-java", "a2a-rs", "a2a-go", "a2a-dotnet")
+READ_SDKS = ("a2a-python", "a2a-js", "a2a-java", "a2a-rs", "a2a-go", "a2a-dotnet")
 # Builds, by the folder of their captures → the column's title.
 BUILD_TITLES = {"a2a-sdk-1.3.0": "a2a-sdk 1.3.0", "a2a-sdk-0.3": "a2a-sdk 0.3.26",
                 "a2a-js-sdk-1.3.0": "@a2a-js/sdk 1.3.0"}

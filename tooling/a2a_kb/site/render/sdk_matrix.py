@@ -67,7 +67,7 @@ class Entry:
     statement: str
     captures: list[CaptureLink]
     departures: list[Departure]
-    since: str = ""  # the release it was read at, and the range its answer holds over
+    since: str = ""  # the release it was read at, for a claim read from an SDK's source
 
 
 @dataclass
@@ -82,6 +82,7 @@ class ConflictChip:
 class Cell:
     entries: list[Entry] = field(default_factory=list)
     conflicts: list[ConflictChip] = field(default_factory=list)
+    ranges: list[sdk_timeline.Range] = field(default_factory=list)  # read from source
 
     @property
     def departures(self) -> list[Departure]:
@@ -129,7 +130,8 @@ def _cell_lines(cell: Cell, title: str) -> tuple[int, int]:
     """How many lines a cell's contents and its label take on a card."""
     lines = 1 if cell.empty else 0
     lines += sum(math.ceil((len(e.cite.id) + 3) / ID_CHARS) for e in cell.entries)
-    lines += sum(math.ceil(len(e.since) / ID_CHARS) for e in cell.entries if e.since)
+    lines += sum(math.ceil((len(e.since) + 3) / ID_CHARS) for e in cell.entries if e.since)
+    lines += sum(math.ceil((len(r.label) + len(r.answer) + 2) / ID_CHARS) for r in cell.ranges)
     badges = sum(len(e.captures) for e in cell.entries)
     lines += math.ceil(badges * 3 / ID_CHARS) + math.ceil(len(cell.conflicts) * 4 / ID_CHARS)
     lines += 2 if cell.departures else 0
@@ -283,7 +285,8 @@ def matrix(data: SiteData, link: Linker) -> Matrix:
             by_row.setdefault(behaviour, {}).setdefault(sdk, []).append(claim)
     columns = _columns(data, link, by_sdk)
     sides = _sides(data)
-    since = sdk_timeline.since_labels(data, link)
+    since = sdk_timeline.releases_read(data)
+    ranges = sdk_timeline.cell_ranges(data, link)
     order = list(BEHAVIOURS)
     rows = []
     for behaviour in sorted(by_row, key=lambda b: (order.index(b) if b in order else len(order), b)):
@@ -299,7 +302,8 @@ def matrix(data: SiteData, link: Linker) -> Matrix:
             else:
                 cells.append(Cell([Entry(common.cite(data, link, c), c.statement, _captures(data, link, c),
                                          _departures(data, link, c, sides), since.get(c.id, ""))
-                                   for c in claims_of.get(col.key, [])]))
+                                   for c in claims_of.get(col.key, [])],
+                                  ranges=ranges.get((col.key, behaviour), [])))
         label = BEHAVIOURS.get(behaviour, behaviour)
         rows.append(Row(behaviour, label, paths.behaviour_anchor(behaviour), cells))
     return Matrix(columns, rows)

@@ -54,7 +54,7 @@ BEHAVIOURS = {
     "state-enum": "The state enum",
     "execution-end": "Where an execution's events end",
     "unknown-value": "A state value it does not know",
-    "not-cancelable-code": "TaskNotCancelableError's JSON-RPC code",
+    "not-cancelable-mapping": "TaskNotCancelableError on each transport",
 }
 
 _PRERELEASE = re.compile(r"(?i)(alpha|beta|preview|rc)")
@@ -63,13 +63,13 @@ _PRERELEASE = re.compile(r"(?i)(alpha|beta|preview|rc)")
 def release_key(tag: str) -> tuple[Any, ...]:
     """Release order of a tag: its numbers, a pre-release (alpha, Beta, preview, rc) before
     the release it leads to (``1.0.0.Beta1`` < ``v1.0.0.Final``)."""
-    core = re.sub(r"^[^0-9]*", "", tag)  # agntcy-a2a-v0.2.0 → 0.2.0
-    head = re.match(r"\d+(?:\.\d+)*", core)
+    head = re.search(r"\d+(?:\.\d+)+", tag)  # agntcy-a2a-v0.2.0 → 0.2.0
     numbers = tuple(int(n) for n in head.group(0).split(".")) if head else ()
-    rest = core[head.end():] if head else core
+    rest = tag[head.end():] if head else tag
     pre = _PRERELEASE.search(rest)
     tail = tuple(int(n) for n in re.findall(r"\d+", rest[pre.end():])) if pre else ()
-    return numbers + (0,) * (4 - len(numbers)), 0 if pre else 1, pre.group(1).lower() if pre else "", tail
+    return (numbers + (0,) * (4 - len(numbers)), 0 if pre else 1, pre.group(1).lower() if pre else "",
+            tail, tag)
 
 
 @dataclass
@@ -122,12 +122,13 @@ def read_from_source(data: SiteData, claim: Claim) -> str:
     return source.ref if source is not None and source.kind == KIND else ""
 
 
-def timelines(data: SiteData, link: Linker) -> dict[str, list[Behaviour]]:
+def timelines(data: SiteData, link: Linker, only: str = "") -> dict[str, list[Behaviour]]:
+    """Each SDK's behaviours read from source (``only`` that SDK's, when given)."""
     by_sdk: dict[str, dict[str, Behaviour]] = {}
     for claim in data.kb.claims.values():
         found = sdk_subject(claim)
         release = read_from_source(data, claim)
-        if found is None or not release:
+        if found is None or not release or (only and found[0] != only):
             continue
         sdk, key = found
         found_rows = by_sdk.setdefault(sdk, {})
@@ -150,24 +151,24 @@ def _step(data: SiteData, link: Linker, claim: Claim, release: str) -> Step:
     result = data.results.get(claim.id)
     lines = [(f.line_start, f.line_end) for f in (result.evidence if result else [])
              if f.source == source.id and f.line_start]
+    if not lines and claim.quote:  # a claim about the code's own words: the line they are on
+        wanted = " ".join(claim.quote.split())
+        lines = [(n, n) for n, line in enumerate(data.book.text(source).splitlines(), 1)
+                 if wanted in " ".join(line.split())][:1]
     start, end = (min(a for a, _ in lines), max(b for _, b in lines)) if lines else (0, 0)
     where = f"{source.path}:{start}" + (f"-{end}" if end and end != start else "") if start else source.path
     return Step(release, claim.answer or claim.statement, claim.statement,
                 common.cite(data, link, claim), source.permalink(start, end), where)
 
 
-def since_labels(data: SiteData, link: Linker) -> dict[str, str]:
-    """claim id → the range of releases its answer holds over (for the matrix's cells)."""
-    labels = {}
-    for rows in timelines(data, link).values():
-        for row in rows:
-            for r in row.ranges:
-                first_to_last = [s for s in row.steps
-                                 if release_key(r.first) <= release_key(s.release) <= release_key(r.last)
-                                 and s.answer == r.answer]
-                for s in first_to_last:
-                    labels[s.cite.id] = f"{s.release}; {r.label}"
-    return labels
+def releases_read(data: SiteData) -> dict[str, str]:
+    """claim id → the release it was read at, for the claims checked against SDK source."""
+    return {c.id: r for c in data.kb.claims.values() if (r := read_from_source(data, c))}
+
+
+def cell_ranges(data: SiteData, link: Linker) -> dict[tuple[str, str], list[Range]]:
+    """(sdk, behaviour) → the ranges of its timeline, for the matrix's cells."""
+    return {(sdk, row.key): row.ranges for sdk, rows in timelines(data, link).items() for row in rows}
 
 
 def part_names(data: SiteData) -> list[str]:
@@ -177,19 +178,21 @@ def part_names(data: SiteData) -> list[str]:
 
 def part(data: SiteData, sdk: str, use_directory_urls: bool = True) -> list[tuple[str, str]]:
     link = Linker(paths.sdk_page(sdk), use_directory_urls)
-    rows = timelines(data, link).get(sdk, [])
+    rows = timelines(data, link, sdk).get(sdk, [])
     releases = sorted({s.release for r in rows for s in r.steps}, key=release_key)
     repository = next((data.kb.sources[c.source].repository for c in data.kb.claims.values()
                        if (f := sdk_subject(c)) and f[0] == sdk and read_from_source(data, c)), "")
+    compared = comparisons(data, link, sdk)
     return [(paths.sdk_page(sdk), render("site/sdk-timeline.md.j2", sdk=sdk, rows=rows,
                                          releases=releases, repository=repository, link=link,
-                                         paths=paths))]
+                                         paths=paths, compared=compared))]
 
 
 def document(data: SiteData, use_directory_urls: bool = True) -> dict[str, Any]:
     """The ``sdks`` API document: per SDK and behaviour, each release read and its answer,
     with the ranges."""
     link = Linker(paths.api_file("sdks"), use_directory_urls)
+    compared = comparisons(data, link)
     sdks = []
     for sdk, rows in timelines(data, link).items():
         sdks.append({
@@ -203,5 +206,77 @@ def document(data: SiteData, use_directory_urls: bool = True) -> dict[str, Any]:
                 "ranges": [{"answer": r.answer, "first": r.first, "last": r.last,
                             "latest": r.latest, "label": r.label} for r in row.ranges],
             } for row in rows],
+            "compared": [{"release": c.release, "read": c.read.id, "observed": c.observed.id,
+                          "conflict": c.conflict or None, "outcome": c.outcome}
+                         for c in compared if c.sdk == sdk],
         })
     return {"sdks": sdks}
+
+
+@dataclass
+class Comparison:
+    """A release that is both read from source and run here: a read claim and an observed
+    claim about it, and whether the conflict register puts them on the same side."""
+
+    sdk: str
+    release: str
+    read: Cite
+    observed: Cite
+    conflict: str  # the conflict both stand in, or "" when they share none
+    agree: bool | None  # None: no shared conflict to judge by
+
+    @property
+    def outcome(self) -> str:
+        if self.agree is None:
+            return "same behaviour, no shared conflict to compare by"
+        return "agree" if self.agree else "differ"
+
+
+def _observed_releases(data: SiteData, claims: list[Claim]) -> dict[str, str]:
+    """claim id → the release a capture claim observed (its transcript's header)."""
+    found = {}
+    for claim in claims:
+        for sid in common.claim_sources(data, claim):
+            source = data.kb.sources.get(sid)
+            if source is None or source.kind != "capture" or sid not in data.transcripts:
+                continue
+            scenario = common.scenario_of(source).rsplit("/", 1)[-1]
+            for fact in data.facts(source).get(f"capture-sdk:{scenario}", []):
+                if isinstance(fact.value, dict) and fact.value.get("version"):
+                    found[claim.id] = str(fact.value["version"])
+    return found
+
+
+def comparisons(data: SiteData, link: Linker, only: str = "") -> list[Comparison]:
+    """Every pair of a claim read from an SDK's source at a release and a claim observed by
+    running that same release, about the same behaviour or standing in the same conflict.
+    Two claims on different sides of a conflict are a finding: the code read and the
+    build run disagree."""
+    read: dict[tuple[str, str], list[Claim]] = {}
+    observed: list[tuple[str, Claim]] = []
+    for claim in data.kb.claims.values():
+        found = sdk_subject(claim)
+        if found is None or (only and found[0].split("@", 1)[0] != only):
+            continue
+        release = read_from_source(data, claim)
+        if release:
+            read.setdefault((found[0], release.removeprefix("v")), []).append(claim)
+        else:
+            observed.append((found[0].split("@", 1)[0], claim))
+    versions = _observed_releases(data, [c for _, c in observed])
+    sides = {c.id: {cid: i for i, side in enumerate(c.sides) for cid in side.claims}
+             for c in data.kb.conflicts.values()}
+    result = []
+    for sdk, seen in observed:
+        version = versions.get(seen.id)
+        for mine in read.get((sdk, version or ""), []):
+            shared = [cid for cid in mine.conflicts if cid in seen.conflicts and cid in sides
+                      and mine.id in sides[cid] and seen.id in sides[cid]]
+            same_behaviour = sdk_subject(mine)[1] == sdk_subject(seen)[1]  # type: ignore[index]
+            if not shared and not same_behaviour:
+                continue
+            conflict = shared[0] if shared else ""
+            agree = sides[conflict][mine.id] == sides[conflict][seen.id] if conflict else None
+            result.append(Comparison(sdk, read_from_source(data, mine), common.cite(data, link, mine),
+                                     common.cite(data, link, seen), conflict, agree))
+    return sorted(result, key=lambda c: (c.sdk, release_key(c.release), c.read.id, c.observed.id))

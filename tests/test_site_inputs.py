@@ -16,11 +16,10 @@ from a2a_kb.site import inputs
 from a2a_kb.site.data import DERIVED, SiteData
 from a2a_kb.site.pages import FAMILIES
 from conftest import REPO
-from test_site import real_data  # noqa: F401 - a fixture
 
 
 @pytest.fixture(scope="module")
-def watched(real_data: SiteData) -> Iterator[dict[str, list[tuple[str, inputs.Reads, set[str]]]]]:  # noqa: F811
+def watched(real_data: SiteData) -> Iterator[dict[str, list[tuple[str, inputs.Reads, set[str]]]]]:
     """Per family: for each part, what rendering it read and which claims its pages name."""
     found: dict[str, list[tuple[str, inputs.Reads, set[str]]]] = {}
     for name, family in FAMILIES.items():
@@ -35,7 +34,7 @@ def watched(real_data: SiteData) -> Iterator[dict[str, list[tuple[str, inputs.Re
 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_a_family_reads_nothing_it_does_not_declare(
-    name: str, watched: dict[str, list[tuple[str, inputs.Reads, set[str]]]], real_data: SiteData  # noqa: F811
+    name: str, watched: dict[str, list[tuple[str, inputs.Reads, set[str]]]], real_data: SiteData
 ) -> None:
     family = FAMILIES[name]
     for part, reads, named in watched[name]:
@@ -49,7 +48,7 @@ def test_a_family_reads_nothing_it_does_not_declare(
 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_every_declared_aspect_is_read(
-    name: str, watched: dict[str, list[tuple[str, inputs.Reads, set[str]]]], real_data: SiteData  # noqa: F811
+    name: str, watched: dict[str, list[tuple[str, inputs.Reads, set[str]]]], real_data: SiteData
 ) -> None:
     family = FAMILIES[name]
     for aspect in family.reads:
@@ -58,7 +57,7 @@ def test_every_declared_aspect_is_read(
         assert seen, f"{name} declares {aspect!r}, which none of its pages reads (tip: remove it)"
 
 
-def test_every_declared_aspect_has_a_digest(real_data: SiteData) -> None:  # noqa: F811
+def test_every_declared_aspect_has_a_digest(real_data: SiteData) -> None:
     digests = inputs.Digests(real_data)
     for family in FAMILIES.values():
         for part in family.part_names(real_data)[:2]:
@@ -69,7 +68,7 @@ def test_every_declared_aspect_has_a_digest(real_data: SiteData) -> None:  # noq
                     assert len(digests.of(aspect)) == 64
 
 
-def test_the_watch_sees_each_kind_of_read(real_data: SiteData) -> None:  # noqa: F811
+def test_the_watch_sees_each_kind_of_read(real_data: SiteData) -> None:
     claim = next(iter(real_data.kb.claims.values()))
     with inputs.watching() as reads:
         _ = claim.statement, real_data.tables, real_data.kb.sources, real_data.results[claim.id].verdict
@@ -105,7 +104,7 @@ def test_digests_are_the_same_in_another_process(real_kb_env: object) -> None:
     assert runs[0].stdout == runs[1].stdout
 
 
-def test_a_stamped_family_writes_the_time_and_uses_it_for_nothing_else(real_data: SiteData) -> None:  # noqa: F811
+def test_a_stamped_family_writes_the_time_and_uses_it_for_nothing_else(real_data: SiteData) -> None:
     import dataclasses
 
     from a2a_kb.site.generated import _stamp, _stand_in
@@ -122,7 +121,7 @@ def test_a_stamped_family_writes_the_time_and_uses_it_for_nothing_else(real_data
 
 
 @pytest.mark.parametrize("name", list(DERIVED))
-def test_a_derived_value_reads_what_it_declares(name: str, real_data: SiteData) -> None:  # noqa: F811
+def test_a_derived_value_reads_what_it_declares(name: str, real_data: SiteData) -> None:
     from a2a_kb.knowledge.check import FactBook
     from a2a_kb.sources.cache import Cache
 

@@ -232,6 +232,20 @@ def _check_sdk_guard(fact: Fact, text: str) -> None:
                for s in fact.value["states"] + fact.value["unless"])
 
 
+def _check_sdk_branches(fact: Fact, text: str) -> None:
+    assert fact.subject.split("~")[0].rsplit(".", 1)[-1] in text  # an overload is ~2, ~3 …
+    for branch in fact.value:
+        assert all(n in text for n in branch["names"])
+        # a state is written in the condition, or comes from a constant the condition names
+        assert all(_in_code(s, text) or branch["names"] or "States" in text
+                   for s in branch["states"] + branch["unless"])
+        if branch["does"].startswith("raise "):
+            error = branch["does"].split()[1]
+            assert re.search("_?".join(re.findall("[A-Z][a-z]*", error)), text, re.IGNORECASE)
+        elif branch["does"] == "return":
+            assert "return" in text
+
+
 def _check_sdk_map(fact: Fact, text: str) -> None:
     assert all(_in_code(k, text) for k in fact.value)
     assert all(_in_code(v, text) for v in fact.value.values() if v not in ("error", "null", "other"))
@@ -345,6 +359,7 @@ CHECKS: dict[str, Callable[[Fact, str], None]] = {
     "sdk-flag": _check_sdk_flag,
     "sdk-scope": _check_sdk_scope,
     "sdk-guard": _check_sdk_guard,
+    "sdk-branches": _check_sdk_branches,
     "sdk-map": _check_sdk_map,
     "sdk-code": _check_sdk_code,
     "sdk-error-map": _check_sdk_error_map,

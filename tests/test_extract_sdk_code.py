@@ -10,7 +10,7 @@ import pytest
 
 from a2a_kb.errors import ExtractError
 from a2a_kb.extract import extract
-from a2a_kb.extract.sdk_code import error_of
+from a2a_kb.extract.sdk_reader import error_of
 from a2a_kb.facts import Fact
 from a2a_kb.knowledge.check import _matches
 from a2a_kb.project import Project
@@ -103,6 +103,10 @@ PLANTS = {
         "const nonCancelableStates = ['completed', 'failed', 'canceled', 'rejected'];",
         "const nonCancelableStates = ['completed', 'failed', 'rejected'];",
         {"a2a-js-v0314-cancel-of-terminal"}),
+    "typescript: the early return for CANCELED removed": (
+        "a2a-js-default-request-handler@v1.0.1",
+        "    if (currentState === TaskState.TASK_STATE_CANCELED) {\n      return task;\n    }\n", "",
+        {"a2a-js-v101-cancel-of-terminal"}),
     "python: INPUT_REQUIRED made terminal": (
         "a2a-python-active-task@v1.1.0", "    TaskState.TASK_STATE_REJECTED,\n}",
         "    TaskState.TASK_STATE_REJECTED,\n    TaskState.TASK_STATE_INPUT_REQUIRED,\n}",

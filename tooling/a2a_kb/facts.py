@@ -103,6 +103,9 @@ sdk-scope               <Scope> e.g.                {"states": [canonical], "nam
 sdk-guard               <Scope>/<Error>             {"states", "unless", "names"}: a branch that
                                                      raises the error, and what its condition tests
                                                      (unless: tested with != / not in)
+sdk-branches            <Scope>                     [{"states", "unless", "names", "does"}]: each
+                                                     branch that looks at the lifecycle, in order;
+                                                     does: "raise <Error>", "return" or "other"
 sdk-map                 <Scope>                     {pattern: result} of a switch, match or map
                                                      literal over states ("default", quoted strings)
 sdk-code                <Scope>[.<name>]            an integer in JSON-RPC's error range

@@ -59,7 +59,7 @@ VERSIONS: dict[str, str] = {
     "capture": "2",
     "test_suite": "2",  # 2: the bundled schema's accepted states
     "tck_run": "1",
-    "sdk_code": "5",
+    "sdk_code": "7",
 }
 
 

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import tree_sitter
 
 from .artifact import Draft
-
-if TYPE_CHECKING:
-    from .sdk_code import _Reader
+from .sdk_reader import Reader, state_of
 
 
 def _is_state_enum(name: str) -> bool:
@@ -33,7 +31,7 @@ def _kebab(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
 
 
-def _string(r: _Reader, node: tree_sitter.Node | None) -> str | None:
+def _string(r: Reader, node: tree_sitter.Node | None) -> str | None:
     """The first string literal's content under ``node`` ("" for an empty one), or None."""
     stack = [node] if node is not None else []
     while stack:
@@ -44,9 +42,7 @@ def _string(r: _Reader, node: tree_sitter.Node | None) -> str | None:
     return None
 
 
-def enum_drafts(r: _Reader, scopes: list[tuple[str, tree_sitter.Node, str]]) -> list[Draft]:
-    from .sdk_code import state_of
-
+def enum_drafts(r: Reader, scopes: list[tuple[str, tree_sitter.Node, str]]) -> list[Draft]:
     drafts: list[Draft] = []
     go_members: list[tuple[str, str | None, tree_sitter.Node]] = []
     for name, node, _ in scopes:
@@ -85,10 +81,8 @@ def _draft(name: str, members: list[tuple[str, str | None]], node: tree_sitter.N
                  node.start_point[0] + 1, node.end_point[0] + 1)
 
 
-def _members(r: _Reader, node: tree_sitter.Node, drafts: list[Draft],
+def _members(r: Reader, node: tree_sitter.Node, drafts: list[Draft],
              name: str) -> list[tuple[str, str | None]]:
-    from .sdk_code import state_of
-
     kebab = "KebabCaseLower" in " ".join(r.text(c) for c in node.children
                                          if c.type == "attribute_list")
     members: list[tuple[str, str | None]] = []
@@ -127,7 +121,7 @@ def _members(r: _Reader, node: tree_sitter.Node, drafts: list[Draft],
     return members
 
 
-def _constructor_params(r: _Reader, node: tree_sitter.Node) -> list[str]:
+def _constructor_params(r: Reader, node: tree_sitter.Node) -> list[str]:
     stack = [node]
     while stack:
         n = stack.pop()
@@ -139,14 +133,14 @@ def _constructor_params(r: _Reader, node: tree_sitter.Node) -> list[str]:
     return []
 
 
-def _union_strings(r: _Reader, node: tree_sitter.Node) -> list[str]:
+def _union_strings(r: Reader, node: tree_sitter.Node) -> list[str]:
     value = node.child_by_field_name("value")
     if value is None or value.type != "union_type":
         return []
     return [r.text(leaf) for leaf in r.leaves(value) if r.in_string(leaf)]
 
 
-def _python_members(r: _Reader, node: tree_sitter.Node) -> list[tuple[str, str | None]]:
+def _python_members(r: Reader, node: tree_sitter.Node) -> list[tuple[str, str | None]]:
     body = node.child_by_field_name("body")
     members: list[tuple[str, str | None]] = []
     for statement in body.children if body else []:

@@ -5,8 +5,9 @@ Only claims checked against an ``sdk-code`` source take part: the release is tha
 tag, the behaviour the claim's ``sdk:<sdk>/<behaviour>`` subject, and what the release does
 the claim's ``answer``. A range ("since v0.3.15", "v0.3.0 to v0.3.3") runs over the releases
 read here in release order, from the first that gives an answer to the last before another
-answer; "since" means up to the latest release read. Nothing is inferred about a release
-that was not read: the mirror holds each file at the releases where it changed.
+answer; "since" only when that last one is the SDK's newest release read. Nothing is
+inferred about a release that was not read: the mirror holds each file at the releases
+where it changed.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ class Behaviour:
     label: str
     anchor: str
     steps: list[Step] = field(default_factory=list)
+    newest: str = ""  # the SDK's newest release read, for any behaviour
 
     @property
     def ranges(self) -> list[Range]:
@@ -111,15 +113,17 @@ class Behaviour:
                 found[-1].last = step.release
             else:
                 found.append(Range(step.answer, step.release, step.release, False))
-        if found:
-            found[-1].latest = True
+        if found:  # "since" only where the answer is read at the newest release read
+            found[-1].latest = found[-1].last == self.newest
         return found
 
 
 def read_from_source(data: SiteData, claim: Claim) -> str:
-    """The release a claim was read at, when it is checked against an SDK's source; else ""."""
+    """The release a claim was read at, when it is checked against an SDK's source and says
+    what the release does in its ``answer``; else "". (A claim about the code's comments,
+    with no answer, is a note, not a step of the timeline.)"""
     source = data.kb.sources.get(claim.source)
-    return source.ref if source is not None and source.kind == KIND else ""
+    return source.ref if source is not None and source.kind == KIND and claim.answer else ""
 
 
 def timelines(data: SiteData, link: Linker, only: str = "") -> dict[str, list[Behaviour]]:
@@ -140,8 +144,10 @@ def timelines(data: SiteData, link: Linker, only: str = "") -> dict[str, list[Be
     for sdk in sorted(by_sdk):
         rows = sorted(by_sdk[sdk].values(),
                       key=lambda b: (order.index(b.key) if b.key in order else len(order), b.key))
+        newest = max((s.release for row in rows for s in row.steps), key=release_key)
         for row in rows:
             row.steps.sort(key=lambda s: (release_key(s.release), s.cite.id))
+            row.newest = newest
         result[sdk] = rows
     return result
 
@@ -157,7 +163,7 @@ def _step(data: SiteData, link: Linker, claim: Claim, release: str) -> Step:
                  if wanted in " ".join(line.split())][:1]
     start, end = (min(a for a, _ in lines), max(b for _, b in lines)) if lines else (0, 0)
     where = f"{source.path}:{start}" + (f"-{end}" if end and end != start else "") if start else source.path
-    return Step(release, claim.answer or claim.statement, claim.statement,
+    return Step(release, claim.answer, claim.statement,
                 common.cite(data, link, claim), source.permalink(start, end), where)
 
 

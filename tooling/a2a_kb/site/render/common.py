@@ -176,3 +176,19 @@ def capture_sources(data: SiteData) -> list[Source]:
     """The capture sources whose transcript could be read (each has a page), by scenario."""
     return sorted((s for s in data.kb.sources.values() if s.kind == "capture" and s.id in data.transcripts),
                   key=scenario_of)
+
+
+def observed_builds(data: SiteData, claim: Claim) -> list[dict[str, str]]:
+    """The builds the claim's capture sources ran, as their transcripts' headers say
+    (``{"package": "a2a-sdk", "version": "0.3.26"}``); empty for a claim not read off a capture."""
+    builds = []
+    for sid in sorted(claim_sources(data, claim)):
+        source = data.kb.sources.get(sid)
+        if source is None or source.kind != "capture" or sid not in data.transcripts:
+            continue
+        scenario = scenario_of(source).rsplit("/", 1)[-1]  # facts name the scenario, not the build
+        headers = [f.value for f in data.facts(source).get(f"capture-sdk:{scenario}", [])
+                   if isinstance(f.value, dict)]
+        builds += [{"package": str(h.get("package", "")), "version": str(h.get("version", ""))}
+                   for h in headers]
+    return builds

@@ -247,15 +247,8 @@ def _columns(data: SiteData, link: Linker, sdk_claims: dict[str, list[Claim]]) -
     observed: dict[str, set[str]] = {}
     for sdk, claims in sdk_claims.items():
         for claim in claims:
-            for sid in common.claim_sources(data, claim):
-                source = data.kb.sources.get(sid)
-                if source is None or source.kind != "capture" or sid not in data.transcripts:
-                    continue
-                scenario = scenario_of(source).rsplit("/", 1)[-1]  # facts name the scenario, not the build
-                for fact in data.facts(source).get(f"capture-sdk:{scenario}", []):
-                    if isinstance(fact.value, dict):
-                        release = f"{fact.value.get('package', '')} {fact.value.get('version', '')}".strip()
-                        observed.setdefault(sdk, set()).add(release)
+            for build in common.observed_builds(data, claim):
+                observed.setdefault(sdk, set()).add(f"{build['package']} {build['version']}".strip())
     read = {sdk: {r for c in claims if (r := sdk_timeline.read_from_source(data, c))}
             for sdk, claims in sdk_claims.items()}
     for sdk in sorted(sdk_claims, key=lambda s: (s not in observed, s)):

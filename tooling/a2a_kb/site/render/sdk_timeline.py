@@ -240,17 +240,8 @@ class Comparison:
 
 def _observed_releases(data: SiteData, claims: list[Claim]) -> dict[str, str]:
     """claim id → the release a capture claim observed (its transcript's header)."""
-    found = {}
-    for claim in claims:
-        for sid in common.claim_sources(data, claim):
-            source = data.kb.sources.get(sid)
-            if source is None or source.kind != "capture" or sid not in data.transcripts:
-                continue
-            scenario = common.scenario_of(source).rsplit("/", 1)[-1]
-            for fact in data.facts(source).get(f"capture-sdk:{scenario}", []):
-                if isinstance(fact.value, dict) and fact.value.get("version"):
-                    found[claim.id] = str(fact.value["version"])
-    return found
+    return {claim.id: build["version"] for claim in claims
+            for build in common.observed_builds(data, claim) if build["version"]}
 
 
 def comparisons(data: SiteData, link: Linker, only: str = "") -> list[Comparison]:

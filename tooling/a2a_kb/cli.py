@@ -369,9 +369,12 @@ def cmd_tck(args: argparse.Namespace) -> int:
     if not mirror or not Path(mirror).is_dir():
         raise ConfigurationError("the conformance suite is read from the source mirror: set A2A_KB_MIRROR "
                                  "or pass --mirror DIR")
+    from .sources.fetch import TerminalProgress
+
+    progress = TerminalProgress(title="tck") if sys.stderr.isatty() and not args.quiet else None
     with contextlib.nullcontext() if args.check else _writing(args, "tck"):
         lines, ok = tck.run_all(project.root, project.captures_dir, Path(mirror), check=args.check,
-                                only=args.build or None)
+                                only=args.build or None, progress=progress)
     _emit("\n".join(lines))
     return EXIT_OK if ok else EXIT_FINDINGS
 
@@ -699,9 +702,10 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     sp = add("tck", cmd_tck, "Run the official conformance suite (a2a-tck) against each SDK build; write or "
                              "compare its verdicts under captures/tck/.")
     sp.add_argument("--check", action="store_true", help="compare with captures/tck/ instead of writing")
-    sp.add_argument("--build", action="append",
-                    help="run only this build: a2a-sdk-1.3.0, a2a-sdk-0.3 (repeatable)")
+    sp.add_argument("--build", action="append", metavar="BUILD",
+                    help="run only this build (repeatable; a name it does not know gets the list)")
     sp.add_argument("--mirror", help="the source mirror the suite is read from (default: $A2A_KB_MIRROR)")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 

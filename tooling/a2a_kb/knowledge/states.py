@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..extract.lifecycle import POSITIVE_CLASSES, classes_disagree, ruled_out, state_name
+from ..extract.lifecycle import NOT_NAMED, POSITIVE_CLASSES, classes_disagree, ruled_out, state_name
 from ..facts import CANONICAL_STATES, Fact, canonical_state
 from ..records.kb import KnowledgeBase
 from ..records.model import Claim, Source
 from ..sources.cache import Cache
 from .check import FactBook
+from .class_words import class_words
 
 CLASSIFYING_KINDS = ("json-schema", "proto", "spec", "docs")
 # Which binding a source's spelling stands for.
@@ -32,7 +33,13 @@ def _first(facts: dict[str, list[Fact]], key: str) -> Fact | None:
 
 
 def classes_of(facts: dict[str, list[Fact]], states: list[str]) -> dict[str, tuple[str, Fact | None]]:
-    """What one source says of each state's class; empty when it classifies nothing."""
+    """What one source says of each state's class; empty when it classifies nothing.
+
+    A state the source classifies others beside and says nothing of is ``unclassified``,
+    but only if the source has that value at all: a binding without ``unknown`` (the gRPC
+    proto) or without the zero value (the v0.x specification) says nothing of it, and gets
+    no entry rather than "unclassified". A source that lists no values of its own (a
+    guide page) is taken to speak of the named states only."""
     result: dict[str, tuple[str, Fact | None]] = {}
     terminal = _first(facts, "terminal-states:TaskState")
     interrupted = _first(facts, "interrupted-states:TaskState")
@@ -45,9 +52,50 @@ def classes_of(facts: dict[str, list[Fact]], states: list[str]) -> dict[str, tup
         elif interrupted is not None and state in interrupted.value:
             result[state] = ("interrupted", interrupted)
     if result or terminal is not None or interrupted is not None:
-        for state in states:
+        for state in _presented(facts, states):
             result.setdefault(state, ("unclassified", None))
     return result
+
+
+def _presented(facts: dict[str, list[Fact]], states: list[str]) -> list[str]:
+    own = _first(facts, "states:TaskState")
+    if own is not None:
+        return [s for s in states if s in own.value]
+    return [s for s in states if s not in NOT_NAMED]
+
+
+def readings_of(facts: dict[str, list[Fact]], state: str,
+                primary: tuple[str, Fact | None]) -> list[tuple[str, Fact]]:
+    """Every place one source classifies ``state``: the class the table shows first, then
+    each other passage that gives it a class, then each prose list of the terminal states
+    that leaves out a value the source itself has (the v0.2.4 specification's no-restart
+    rule names four terminal states; its own table calls ``unknown`` terminal too). A list
+    that is the value set's own presentation (a table, an enum's comments) is not read for
+    what it leaves out: there the missing class is the row's own."""
+    found: list[tuple[str, Fact]] = []
+    seen: set[tuple[str, int, int]] = set()
+
+    def add(cls: str, fact: Fact) -> None:
+        key = (cls, fact.line_start, fact.line_end)
+        if key not in seen:
+            seen.add(key)
+            found.append((cls, fact))
+
+    if primary[1] is not None:
+        add(primary[0], primary[1])
+    prefix = f"state-class:TaskState.{state}"
+    for key in sorted(k for k in facts if k == prefix or k.startswith(prefix + "@")):
+        for fact in facts[key]:
+            add(str(fact.value), fact)
+    own = _first(facts, "states:TaskState")
+    if own is None or state not in own.value:
+        return found
+    for key in sorted(k for k in facts if k.startswith("terminal-states:TaskState")):
+        for fact in facts[key]:
+            overlaps = fact.line_start <= own.line_end and own.line_start <= fact.line_end
+            if not overlaps and state not in fact.value:
+                add("not-terminal", fact)
+    return found
 
 
 def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -> dict[str, Any]:
@@ -94,6 +142,9 @@ def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -
         order, key=lambda st: (numbers.get(st) is None, numbers.get(st) or 0, order.index(st))
     ):
         stated = {sid: cls[state][0] for sid, cls in classes.items() if state in cls}
+        readings = {sid: [_reading(book, kb.sources[sid], c, f)
+                          for c, f in readings_of(per_source[sid], state, cls[state])]
+                    for sid, cls in classes.items() if state in cls}
         for sid, cls in classes.items():
             fact = cls.get(state, ("", None))[1]
             if fact is not None and sid not in evidence.get(state, {}):
@@ -109,7 +160,10 @@ def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -
                 "spellings": spellings.get(state, {}),
                 "class": {sid: contract_class(c) for sid, c in stated.items()},
                 "stated": stated,
-                "disagreement": disagreement(stated),
+                "readings": {sid: found for sid, found in readings.items() if found},
+                "disagreement": disagreement(stated) or disagreement(
+                    {f"{sid}#{i}": r["class"]
+                     for sid, found in readings.items() for i, r in enumerate(found)}),
                 "conflicts": conflicts_about(kb, v.id, state),
                 "evidence": evidence.get(state, {}),
                 "description": descriptions.get(state, ""),
@@ -127,6 +181,14 @@ def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -
         "counts": counts,
         "states": rows,
     }
+
+
+def _reading(book: FactBook, source: Source, cls: str, fact: Fact) -> dict[str, Any]:
+    """One place a source classifies a state: the class, the source's own words for it and
+    where they stand."""
+    return {"class": cls, "words": class_words(book.text(source).splitlines(), fact),
+            "lines": [fact.line_start, fact.line_end],
+            "permalink": source.permalink(fact.line_start, fact.line_end)}
 
 
 def contract_class(stated: str) -> str:

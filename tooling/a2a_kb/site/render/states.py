@@ -7,7 +7,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ...extract.lifecycle import NOT_NAMED
+from ...extract.lifecycle import NOT_NAMED, classes_disagree
 from ...records.model import Claim, Version
 from .. import paths, ranking
 from ..data import SiteData
@@ -108,6 +108,8 @@ class SourceCell:
     href: str
     lines: list[int]
     cites: list[Cite]
+    words: str = ""  # the source's own words for the class, quoted from ``lines``
+    also: list[tuple[int, str]] = field(default_factory=list)  # other lines saying the same
 
 
 @dataclass
@@ -215,12 +217,7 @@ def _row(data: SiteData, link: Linker, version: str, table: dict[str, Any], raw:
         cites = [common.cite(data, link, c)
                  for c in common.about_value(data, version, sid, spelling)] if sid else []
         spellings[binding] = Spelling(binding, spelling, str(where.get("permalink", "")), cites)
-    classes: dict[str, list[SourceCell]] = {}
-    for sid, cls in raw.get("stated", raw.get("class", {})).items():
-        where = evidence.get(sid, {})
-        cites = [common.cite(data, link, c) for c in common.about_class(data, version, state, sid)]
-        classes.setdefault(cls, []).append(
-            SourceCell(sid, str(where.get("permalink", "")), list(where.get("lines", [])), cites))
+    classes = _class_cells(data, link, version, state, raw)
     numbering = next((sid for sid in table["sources"]
                       if data.kb.sources[sid].kind == "proto" and sid in evidence), "")
     return Row(
@@ -238,6 +235,32 @@ def _row(data: SiteData, link: Linker, version: str, table: dict[str, Any], raw:
         set_by=_statements(data, link, common.with_role(data, version, state, "set-by")),
         client_next=_statements(data, link, common.with_role(data, version, state, "client-next")),
     )
+
+
+def _class_cells(data: SiteData, link: Linker, version: str, state: str,
+                 raw: dict[str, Any]) -> dict[str, list[SourceCell]]:
+    """Class → the sources that give it, each with its own words; a source whose passages
+    give two classes stands in both groups (the row is then flagged)."""
+    evidence: dict[str, dict[str, Any]] = raw.get("evidence", {})
+    readings: dict[str, list[dict[str, Any]]] = raw.get("readings", {})
+    every = [str(r["class"]) for found in readings.values() for r in found]
+    classes: dict[str, list[SourceCell]] = {}
+    for sid, cls in raw.get("stated", raw.get("class", {})).items():
+        cites = [common.cite(data, link, c) for c in common.about_class(data, version, state, sid)]
+        # a passage past the first is shown where it disagrees: that is what it adds
+        found = [r for i, r in enumerate(readings.get(sid, []))
+                 if i == 0 or any(classes_disagree(str(r["class"]), c) for c in every)]
+        found = found or [{"class": cls, "words": "", **evidence.get(sid, {})}]
+        cells: dict[tuple[str, str], SourceCell] = {}
+        for r in found:
+            key = (str(r["class"]), str(r.get("words", "")))
+            if key in cells:
+                cells[key].also.append((int(r["lines"][0]), str(r["permalink"])))
+                continue
+            cells[key] = SourceCell(sid, str(r.get("permalink", "")), list(r.get("lines", [])),
+                                    cites if not cells else [], key[1])
+            classes.setdefault(key[0], []).append(cells[key])
+    return classes
 
 
 def _class_rank(cls: str) -> int:

@@ -39,7 +39,7 @@ validate: fetch
 	$(KB) validate
 
 check: validate
-	$(KB) check
+	$(KB) check --strict
 
 # Every verified claim's facts perturbed, the claim checked again: a check that survives a
 # change to what its statement asserts is weak, unless claims/mutation/allow.yaml says why.

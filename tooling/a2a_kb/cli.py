@@ -559,7 +559,9 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
         help="text, JSON, JUnit XML, or GitHub workflow annotations",
     )
     sp.add_argument(
-        "--strict", action="store_true", help="old secondary sources are errors, not warnings"
+        "--strict", action="store_true",
+        help="old secondary sources are errors, not warnings, and so is a verified claim whose "
+             "statement names a state, code or quoted phrase its check does not read"
     )
 
     sp = add(

@@ -47,6 +47,8 @@ tag-date                <tag>                       "YYYY-MM-DDTHH:MM:SSZ" (UTC,
 branch-commit           <branch> e.g. main          full sha of the commit at the branch's head
 commit-date             <sha>                       "YYYY-MM-DDTHH:MM:SSZ" (UTC, committer)
 capture-sdk             <scenario>                  {"package": str, "version": str} that ran it
+capture-scenario        <scenario>                  what the scripted agent does, as the
+                                                    transcript's "# scenario:" line says it
 capture-states          <scenario>                  canonical states seen, requests taken in
                                                     the order sent; a task's repeat of the state
                                                     it was last seen in is left out

@@ -184,6 +184,7 @@ class ParsedTranscript:
     sdk_package: str = ""
     sdk_version: str = ""
     title: str = ""
+    title_line: int = 0  # the line of ``# scenario:``, 1-based (0: none)
     entries: list[Located] = field(default_factory=list)
 
 
@@ -226,7 +227,7 @@ def parse(text: str) -> ParsedTranscript:
         elif m := _SDK.match(line):
             parsed.sdk_package, parsed.sdk_version = m.group(1), m.group(2)
         elif m := _SCENARIO.match(line):
-            parsed.title = m.group(1)
+            parsed.title, parsed.title_line = m.group(1), i + 1
         i += 1
 
     def take_body(start: int) -> tuple[Any, int]:

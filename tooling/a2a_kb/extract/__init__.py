@@ -56,7 +56,7 @@ VERSIONS: dict[str, str] = {
     "markdown": "3",
     "changelog": "1",
     "git_refs": "2",
-    "capture": "2",
+    "capture": "3",
     "test_suite": "2",  # 2: the bundled schema's accepted states
     "tck_run": "1",
     "sdk_code": "7",

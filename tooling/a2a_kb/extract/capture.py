@@ -200,6 +200,8 @@ def _scenario_drafts(parsed: ParsedTranscript, reading: _Reading) -> list[Draft]
     drafts = [Draft("capture-sdk", scenario,
                     {"package": parsed.sdk_package, "version": parsed.sdk_version},
                     1, header_end)]
+    if parsed.title_line:
+        drafts.append(Draft("capture-scenario", scenario, parsed.title, parsed.title_line, parsed.title_line))
     news = reading.news()
     if not news:
         return drafts

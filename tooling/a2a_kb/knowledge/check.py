@@ -15,7 +15,8 @@ A claim's verdict is computed in this order:
 
 The run fails when a computed verdict differs from the recorded one; that is how CI learns
 that the world changed. Secondary sources read longer ago than the configured age warn
-(error with ``--strict``).
+(error with ``--strict``). With ``--strict``, a verified claim whose statement names a state,
+a code or a quoted phrase that its check does not read is an error too (:mod:`.strength`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ..records.kb import KnowledgeBase
 from ..records.loader import collector_paused
 from ..records.model import Claim, Expectation, Source
 from ..sources.cache import Cache, CacheEntry
+from . import strength
 from .factbook import FactBook
 from .plan import Plan, Run, plan
 
@@ -369,6 +371,8 @@ def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = No
                 )
             )
     problems += _aged_sources(kb, strict, today or _today(kb))
+    if strict:
+        problems += strength.diagnostics(results)
     if book.store.unwritable:  # a read-only or full disk: the verdicts hold, the facts were not kept
         problems.append(Diagnostic(
             Mark(str(cache.root)), "cache-unwritable",

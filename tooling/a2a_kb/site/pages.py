@@ -143,7 +143,9 @@ FAMILIES: dict[str, Family] = {
     "captures": Family(captures.part, parts=captures.part_names, reads=(
         *_CITE, "claims.expect", "claims.file", "claims.mark", "claims.subject",
         "claims.statement@shown", "facts", "transcripts")),
-    "reliability": Family(_page(paths.RELIABILITY, reliability.page), ("reliability",)),
+    "reliability": Family(_page(paths.RELIABILITY, reliability.page), (
+        "reliability", "claims", "claims.statement", "claims.expect", "claims.quote",
+        "results.verdict", "results.evidence")),
     "performance": Family(_page(paths.PERFORMANCE, performance.page), ("benchmark",)),
     "site-quality": Family(_page(paths.SITE_QUALITY, site_quality.page), ("site_quality", "benchmark")),
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...knowledge import strength
 from .. import paths
 from ..data import SiteData
 from ..links import Linker
@@ -115,6 +116,8 @@ def page(data: SiteData, use_directory_urls: bool = True) -> str:
     failure_counts = [v for k, v in found.figures.items()
                       if k.endswith("_failures") and isinstance(v, int) and not isinstance(v, bool)]
     times = sorted(found.recorded_at.values())
+    results = list(data.results.values())
+    outrun = [(o, link.page(paths.CLAIMS, paths.claim_anchor(o.claim))) for o in strength.outrunning(results)]
     return render(
         "site/reliability.md.j2",
         r=found,
@@ -124,6 +127,8 @@ def page(data: SiteData, use_directory_urls: bool = True) -> str:
         first=times[0] if times else "",
         last=times[-1] if times else "",
         folder=str(RELIABILITY_DIR),
+        verified=sum(r.verdict == "verified" for r in results),
+        outrun=outrun,
         link=link,
         paths=paths,
     )

@@ -39,3 +39,25 @@ def test_a_claim_whose_evidence_ends_streams_at_interrupted_states_is_on_that_si
     assert not misplaced, f"these claims' evidence ends a stream at an interrupted state: {misplaced}"
     # and none of them stands on the side that says streams end only at a terminal state
     assert not found & sides[1]
+
+
+def test_each_side_shows_who_stands_on_it_by_source_version_and_binding(
+        real_data: SiteData, real_pages: dict[str, str]) -> None:
+    from a2a_kb.knowledge.conflicts import register
+
+    sides = {c["id"]: c["sides"] for c in register(real_data.kb)["conflicts"]}
+    d3 = sides["D3"]
+    grpc = [s for s in d3[0]["standing"] if s["source"] == "grpc-proto"]
+    assert grpc and grpc[0]["binding"] == "grpc"
+    assert grpc[0]["versions"] == ["0.2.2", "0.2.3", "0.2.4", "0.2.5", "0.2.6", "0.3.0"]
+    assert "grpc-v02x-stream-until-interrupted-or-terminal" in grpc[0]["claims"]
+    assert not [s for s in d3[1]["standing"] if s["source"] == "grpc-proto"]
+    # standing is derived: every verified claim of a side is in exactly one entry of it
+    for cid, found in sides.items():
+        for side in found:
+            listed = [c for s in side["standing"] for c in s["claims"]]
+            verified = [c for c in side["claims"] if real_data.kb.claims[c].verdict == "verified"]
+            assert sorted(listed) == sorted(verified), cid
+    page = real_pages["conflicts.md"]
+    d3_html = page.split('data-conflict="D3"', 1)[1].split('data-conflict="D4"', 1)[0]
+    assert "<code>grpc-proto</code> <span class=\"kb-muted\">(grpc, v0.2.2 to v0.3.0)</span>" in d3_html

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..records.kb import KnowledgeBase
+from ..records.model import Source
 
 
 def register(kb: KnowledgeBase) -> dict[str, Any]:
@@ -27,12 +28,52 @@ def register(kb: KnowledgeBase) -> dict[str, Any]:
                         "sources": sorted(
                             {kb.claims[cid].source for cid in s.claims if cid in kb.claims}
                         ),
+                        "standing": standing(kb, s.claims),
                     }
                     for s in c.sides
                 ],
             }
         )
     return {"conflicts": items}
+
+
+# What a source's claims speak for, where the source does not say (its ``binding`` does:
+# json, grpc, prose).
+_BY_KIND = {"json-schema": "json", "proto": "grpc", "spec": "prose", "docs": "prose",
+            "changelog": "prose", "git-refs": "git history", "capture": "SDK run",
+            "tck-run": "conformance run", "sdk-code": "SDK source", "sdk": "SDK documentation",
+            "web": "web page", "paper": "paper", "issue": "issue", "dossier": "dossier"}
+
+
+def binding(source: Source) -> str:
+    """What a source speaks for: a binding of the specification (json, grpc, prose), or,
+    outside the specification, the kind of evidence (SDK source, SDK run, web page …)."""
+    if source.binding:
+        return source.binding
+    if source.kind == "proto" and source.path == "specification/a2a.proto":
+        return "proto"
+    return _BY_KIND.get(source.kind, source.kind)
+
+
+def standing(kb: KnowledgeBase, claim_ids: list[str]) -> list[dict[str, Any]]:
+    """Who takes a side: each (source, binding) whose verified claims stand on it, with the
+    versions those claims cover, in version order, and the claims. A claim that is not
+    verified is listed on the side but speaks for no one here."""
+    order = {v.id: i for i, v in enumerate(kb.ordered_versions)}
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for cid in claim_ids:
+        claim = kb.claims.get(cid)
+        source = kb.sources.get(claim.source) if claim else None
+        if claim is None or source is None or claim.verdict != "verified":
+            continue
+        name = source.id.split("@", 1)[0]
+        entry = found.setdefault((name, binding(source)), {
+            "source": name, "binding": binding(source), "authority": source.authority,
+            "versions": [], "claims": []})
+        entry["versions"] = sorted(set(entry["versions"]) | set(claim.versions),
+                                   key=lambda v: order.get(v, len(order)))
+        entry["claims"].append(cid)
+    return sorted(found.values(), key=lambda e: (e["authority"] != "primary", e["binding"], e["source"]))
 
 
 def _order(conflict: Any) -> tuple[int, str]:

@@ -23,9 +23,18 @@ class SideClaim:
 
 
 @dataclass
+class Standing:
+    source: str
+    binding: str
+    versions: str  # "v0.2.2 to v0.3.0", "v1.0.0, v1.0.1"
+    claims: list[str]
+
+
+@dataclass
 class SideView:
     position: str
     claims: list[SideClaim]
+    standing: list[Standing]
 
 
 @dataclass
@@ -51,7 +60,26 @@ def _side(data: SiteData, link: Linker, side: dict[str, Any]) -> SideView:
         claims.append(SideClaim(
             cid, link.page(paths.CLAIMS, paths.claim_anchor(cid)), data.verdict(cid), claim.statement,
             claim.source, common.source_href(data, claim.source)))
-    return SideView(str(side["position"]), claims)
+    standing = [Standing(str(e["source"]), str(e["binding"]), _versions(data, e["versions"]), e["claims"])
+                for e in side.get("standing", [])]
+    return SideView(str(side["position"]), claims, standing)
+
+
+def _versions(data: SiteData, ids: list[str]) -> str:
+    """Versions as a reader says them: a run of consecutive releases as "v0.2.2 to v0.3.0"."""
+    order = [v.id for v in data.versions]
+    runs: list[list[str]] = []
+    for vid in ids:
+        follows = bool(runs) and vid in order and runs[-1][-1] in order \
+            and order.index(vid) == order.index(runs[-1][-1]) + 1
+        if follows:
+            runs[-1].append(vid)
+        else:
+            runs.append([vid])
+    def label(vid: str) -> str:
+        return vid if not vid[:1].isdigit() else f"v{vid}"
+
+    return ", ".join(label(r[0]) if len(r) == 1 else f"{label(r[0])} to {label(r[-1])}" for r in runs)
 
 
 def views(data: SiteData, link: Linker) -> list[ConflictView]:

@@ -26,6 +26,19 @@ def test_lightweight_tags_point_at_commits_and_annotated_ones_at_tag_objects() -
     assert "tag-commit:v0.1.0" not in facts  # its commit is in the tag object's answer
 
 
+def test_the_newest_release_is_the_highest_numbered_tag_and_skips_pre_releases() -> None:
+    facts = facts_of("git/refs/tags")
+    newest = facts["newest-release:tags"]
+    assert newest.value == "v1.0.1"
+    # v1.0.0-rc comes after v1.0.1 in the answer; the fact points at v1.0.1's own lines
+    assert facts["tag-commit:v1.0.1"].line_start == newest.line_start
+    source, _ = at("api", "git/refs/tags")
+    refs = [{"ref": f"refs/tags/{name}", "object": {"type": "commit", "sha": "0" * 40}}
+            for name in ("v0.10.0", "v0.9.9", "v1.0.0-rc", "v0.2.6")]
+    found = {f.key: f.value for f in extract(source, json.dumps(refs, indent=2).encode())}
+    assert found["newest-release:tags"] == "v0.10.0"  # by number, not as text
+
+
 def test_an_annotated_tag_gives_its_commit_and_its_date_in_utc() -> None:
     facts = facts_of("git/tags/dfc1be7630168d03c9d29d5ad0fe48a40cba6ca8")
     assert facts["tag-commit:v0.1.0"].value == "ce95d60c49c44511b73a391c798e8e8c814bce66"

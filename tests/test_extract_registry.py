@@ -127,6 +127,11 @@ def _check_branch(fact: Fact, text: str) -> None:
     assert f'"refs/heads/{fact.subject}"' in text and fact.value in text
 
 
+def _check_newest(fact: Fact, text: str) -> None:
+    """The newest release: the lines are its tag's ref."""
+    assert f'"refs/tags/{fact.value}"' in text
+
+
 def _check_date(fact: Fact, text: str) -> None:
     raw = json.loads("{" + text.strip().rstrip(",") + "}")["date"]
     assert git_refs.utc(raw) == fact.value
@@ -340,6 +345,7 @@ CHECKS: dict[str, Callable[[Fact, str], None]] = {
     "branch-commit": _check_branch,
     "commit-date": _check_date,
     "commit-author-date": _check_date,
+    "newest-release": _check_newest,
     "suite-requirement": _check_requirement,
     "suite-test": _check_definition,
     "suite-runner": _check_definition,

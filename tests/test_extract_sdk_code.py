@@ -75,7 +75,8 @@ PLANTS = {
     "csharp: AUTH_REQUIRED made terminal": (
         "a2a-dotnet-taskstateextensions@v1.0.0-preview2", "or TaskState.Rejected;",
         "or TaskState.Rejected or TaskState.AuthRequired;",
-        {"a2a-dotnet-v100-preview2-terminal-set"}),
+        # the cancel claim reads the terminal set its guard consults, so it flips as well
+        {"a2a-dotnet-v100-preview2-terminal-set", "a2a-dotnet-v100-preview2-cancel-of-terminal"}),
     "csharp: cancel check removed": (
         "a2a-dotnet-a2aserver@v1.0.0-preview2",
         "        if (task.Status.State.IsTerminal())\n        {\n"
@@ -86,7 +87,7 @@ PLANTS = {
     "rust: INPUT_REQUIRED made terminal": (
         "a2a-rs-types@a2a-server-lf-v0.2.7", "| TaskState::Rejected\n",
         "| TaskState::Rejected | TaskState::InputRequired\n",
-        {"a2a-rs-a2a-server-lf-v027-terminal-set"}),
+        {"a2a-rs-a2a-server-lf-v027-terminal-set", "a2a-rs-a2a-server-lf-v027-cancel-of-terminal"}),
     "rust: cancel check removed": (
         "a2a-rs-handler@a2a-server-lf-v0.2.7",
         "        if task.status.state.is_terminal() {\n"

@@ -47,6 +47,24 @@ def test_a_statement_that_says_more_is_reported_with_the_unread_part(
     assert unread in found[0].unread
 
 
+@pytest.mark.parametrize(("claim_id", "statement", "unread"), [
+    # a git date with no time zone: the same instant can fall on another day elsewhere
+    ("commit-8a44cff-date-and-pr", "Commit 8a44cff, the merge of pull request #534, was "
+     "committed on 2025-05-14.", "time zone of 2025-05-14"),
+    # a date the check does not read at all
+    ("commit-8a44cff-date-and-pr", "Commit 8a44cff, the merge of pull request #534, was "
+     "committed on 2025-05-14 (UTC) and reverted on 2025-05-16.", "date 2025-05-16"),
+    # a tag's creation read from the commit it points at, not from the tag object
+    ("v020-commit-date-utc", "Tag v0.2.0 was created on 2025-05-20 (UTC).",
+     "tag-date (the statement says created)"),
+])
+def test_a_git_date_names_its_zone_and_is_read_from_the_object_it_dates(
+        real_data: SiteData, claim_id: str, statement: str, unread: str) -> None:
+    assert not outrunning([real_data.results[claim_id]])
+    found = outrunning([_result(real_data, claim_id, statement)])
+    assert found and unread in found[0].unread, found
+
+
 def test_the_weak_checks_of_the_third_audit_fail_on_their_old_expectations(real_data: SiteData) -> None:
     """The cancel-of-terminal claims said "CANCELED included" while their check read only the
     guard's call of isFinal()/Terminal(); the tck verdict claims quoted the suite's title and

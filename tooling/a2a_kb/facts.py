@@ -43,6 +43,8 @@ section-title           <title slug>                section number as str
 release-date            <version> e.g. 1.0.0        "YYYY-MM-DD"
 tag-commit              <tag> e.g. v1.0.0           full commit sha
 tag-object              <tag>                       sha of the annotated tag object
+newest-release          tags                        the highest vX.Y.Z tag of a tag list
+                                                    (pre-releases such as v1.0.0-rc left out)
 tag-date                <tag>                       "YYYY-MM-DDTHH:MM:SSZ" (UTC, tagger)
 branch-commit           <branch> e.g. main          full sha of the commit at the branch's head
 commit-date             <sha>                       "YYYY-MM-DDTHH:MM:SSZ" (UTC, committer)

@@ -55,7 +55,7 @@ VERSIONS: dict[str, str] = {
     "proto": "5",  # 4: inventories; 5: comment facts
     "markdown": "3",
     "changelog": "1",
-    "git_refs": "2",
+    "git_refs": "3",
     "capture": "3",
     "test_suite": "2",  # 2: the bundled schema's accepted states
     "tck_run": "1",

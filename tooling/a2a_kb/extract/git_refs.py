@@ -4,7 +4,9 @@ Four answers, told apart by their shape (so the facts depend on the bytes alone)
 
 - ``git/refs/tags`` and ``git/refs/heads``: a list of refs. A lightweight tag points at its
   commit (tag-commit); an annotated tag points at a tag object (tag-object), whose answer
-  is the next one. A branch points at the commit of its head (branch-commit).
+  is the next one. A branch points at the commit of its head (branch-commit). The list of
+  tags also gives the newest release (newest-release:tags): the highest
+  v<major>.<minor>.<patch> tag, pre-releases left out.
 - ``git/ref/heads/<branch>``: one ref, the same as one item of that list.
 - ``git/tags/<sha>``: an annotated tag: its commit (tag-commit) and its tagger's date
   (tag-date).
@@ -17,6 +19,7 @@ Dates are given in UTC (``2025-05-20T04:51:00Z``) whatever offset the answer use
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -85,7 +88,15 @@ def _refs(refs: list[Any], spans: dict[Pointer, Span], at: Pointer | None) -> li
         if kind:
             span = spans[(*at, index)] if at is not None else spans[()]
             drafts.append(Draft(kind, subject, str(target["sha"]), *span))
+    newest = max((d for d in drafts if d.kind in ("tag-commit", "tag-object") and _RELEASE.match(d.subject)),
+                 key=lambda d: tuple(int(n) for n in _RELEASE.findall(d.subject)[0]), default=None)
+    if at == () and newest is not None:
+        drafts.append(Draft("newest-release", "tags", newest.subject, newest.line_start, newest.line_end))
     return drafts
+
+
+# a release's tag: three numbers, nothing after them (v1.0.0-rc is a pre-release)
+_RELEASE = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
 
 
 def _annotated_tag(tag: dict[str, Any], spans: dict[Pointer, Span]) -> list[Draft]:

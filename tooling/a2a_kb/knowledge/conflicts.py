@@ -55,6 +55,17 @@ def binding(source: Source) -> str:
     return _BY_KIND.get(source.kind, source.kind)
 
 
+# Sources pinned at a release of the specification are named without it (the versions say
+# which); an SDK's file, a run or a page is named whole, release and all.
+_SPEC_KINDS = ("json-schema", "proto", "spec", "docs", "changelog", "git-refs")
+
+
+def source_key(source: Source) -> str:
+    """How a side names a source: ``proto`` for ``proto@v1.0.1`` (its versions follow), the
+    whole id for an SDK release's file, a run or a page (``a2a-java-taskstate@v1.2.0.Final``)."""
+    return source.id.split("@", 1)[0] if source.kind in _SPEC_KINDS else source.id
+
+
 def standing(kb: KnowledgeBase, claim_ids: list[str]) -> list[dict[str, Any]]:
     """Who takes a side: each (source, binding) whose verified claims stand on it, with the
     versions those claims cover, in version order, and the claims. A claim that is not
@@ -66,14 +77,18 @@ def standing(kb: KnowledgeBase, claim_ids: list[str]) -> list[dict[str, Any]]:
         source = kb.sources.get(claim.source) if claim else None
         if claim is None or source is None or claim.verdict != "verified":
             continue
-        name = source.id.split("@", 1)[0]
+        name = source_key(source)
         entry = found.setdefault((name, binding(source)), {
             "source": name, "binding": binding(source), "authority": source.authority,
             "versions": [], "claims": []})
         entry["versions"] = sorted(set(entry["versions"]) | set(claim.versions),
                                    key=lambda v: order.get(v, len(order)))
         entry["claims"].append(cid)
-    return sorted(found.values(), key=lambda e: (e["authority"] != "primary", e["binding"], e["source"]))
+    # The specification's own bindings first, then SDK releases and runs; each group by the
+    # first version it speaks for.
+    return sorted(found.values(), key=lambda e: (
+        e["authority"] != "primary", "@" in e["source"],
+        order.get(e["versions"][0], len(order)) if e["versions"] else len(order), e["source"]))
 
 
 def _order(conflict: Any) -> tuple[int, str]:

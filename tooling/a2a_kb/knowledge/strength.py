@@ -18,6 +18,15 @@ What counts as named, so that prose does not trip it:
 Each is looked for in the evidence and the expectations as the check compared them: states
 by their canonical name (any spelling), numbers as they stand, phrases with whitespace
 folded and case ignored.
+
+Dates are held to the same rule, and to three more where they come from git (a commit's or
+a tag's date, which the mirror's API answers give in UTC):
+
+- a date (``2025-05-20``) the statement gives must be in what the check read;
+- a statement that dates a commit or a tag from those objects says its time zone ("UTC");
+- the date read is the one the statement names: "committed" reads the committer's date,
+  "authored" the author's, a tag "created" the tag object's (the tagger's date), not the
+  date of the commit it points at.
 """
 
 from __future__ import annotations
@@ -39,6 +48,18 @@ if TYPE_CHECKING:
 _STATE = re.compile(r"\bTASK_STATE_[A-Z_]+\b|\b[A-Z]{4,}(?:_[A-Z]+)*\b|\b(?:input|auth)-required\b|`([^`]+)`")
 _WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
 _NUMBER = re.compile(r"(?<![\w.])-32\d{3}(?!\d)|(?<![\w.\-/#])[45]\d\d(?![\w%]|\.\d)")
+_DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
+_ZONE = re.compile(r"\bUTC\b|\bGMT\b|[+-][01]\d:?[0-5]\d\b")
+# git's dates, as the extractor names them (extract/git_refs.py)
+_GIT_DATES = ("commit-date", "commit-author-date", "tag-date")
+# a verb of the statement, and the fact kind that holds the date it names
+_DATED_BY = (
+    (re.compile(r"(?i)\bcommitted\b|\bcommit (?:made|of the same day)\b"), "commit-date"),
+    (re.compile(r"(?i)\bauthored\b"), "commit-author-date"),
+    # in one sentence: "Tag v0.1.0 … created on", a version's dots being no full stop
+    (re.compile(r"(?i)\btag\b(?:(?![.;]\s)[^;])*\bcreated\b|\bcreated\b(?:(?![.;]\s)[^;])*\btag\b"),
+     "tag-date"),
+)
 _QUOTE = re.compile(r'(?:(?<=^)|(?<=[\s(\[:—–-]))["“]([^"“”]{2,200}?)["”](?=$|[\s).,;:!?\]—–])')
 
 
@@ -96,6 +117,7 @@ def unread(claim: Claim, read: str) -> tuple[str, ...]:
     missing = [f"state {s}" for s in sorted(named_states(statement) - states)]
     missing += [f"number {n}" for n in sorted(set(_NUMBER.findall(statement)))
                 if not re.search(rf"(?<![\w.]){re.escape(n)}(?!\d)", read)]
+    missing += [f"date {d}" for d in dict.fromkeys(_DATE.findall(statement)) if d not in read]
     folded = _fold(read)
     missing += [f"quote {q!r}" for q in dict.fromkeys(_QUOTE.findall(statement)) if _fold(q) not in folded]
     return tuple(missing)
@@ -158,13 +180,36 @@ def read_text(claim: Claim, result: ClaimResult) -> str:
     return "\n".join(parts)
 
 
+def undated(claim: Claim, kinds: set[str]) -> tuple[str, ...]:
+    """What a statement's dates lack, given the kinds of fact its check read: a zone for a
+    git date, or the git date its verb names.
+
+    >>> from a2a_kb.records.model import Claim
+    >>> c = Claim("x", "Commit 3eda07e was committed on 2025-05-20.", [], "s", [], None)
+    >>> undated(c, {"commit-author-date"})
+    ('time zone of 2025-05-20', 'commit-date (the statement says committed)')
+    """
+    if not _DATE.search(claim.statement):
+        return ()
+    missing = []
+    if kinds & set(_GIT_DATES) and not _ZONE.search(claim.statement):
+        missing += [f"time zone of {d}" for d in dict.fromkeys(_DATE.findall(claim.statement))]
+    for verb, kind in _DATED_BY:
+        if (m := verb.search(claim.statement)) and kind not in kinds:
+            missing.append(f"{kind} (the statement says {m.group(0).split()[-1].lower()})")
+    return tuple(missing)
+
+
 def outrunning(results: Iterable[ClaimResult]) -> list[Outrun]:
     """The verified claims whose statement names something their check did not read."""
     found = []
     for result in results:
         if result.verdict != "verified":
             continue
-        missing = unread(result.claim, read_text(result.claim, result))
+        read = read_text(result.claim, result)
+        missing = unread(result.claim, read)
+        missing += undated(result.claim, {f.kind for f in result.evidence}
+                           | {e.fact.split(":", 1)[0] for e in result.claim.expect})
         if missing:
             found.append(Outrun(result.claim.id, missing))
     return found
@@ -176,6 +221,7 @@ def diagnostics(results: list[ClaimResult]) -> list[Diagnostic]:
     return [Diagnostic(
         claims[found.claim].mark, "statement-outruns-check",
         f"claim '{found.claim}' says more than its check reads: {', '.join(found.unread)}",
-        "add an expectation that reads it (a fact holding that state, number or phrase), "
+        "add an expectation that reads it (a fact holding that state, number, phrase or date; "
+        "for a git date, the commit's or the tag's own date), say 'UTC' with a git date, "
         "or say only what the check reads",
         record_id=found.claim) for found in outrunning(results)]

@@ -27,9 +27,9 @@ import site_rows
 def _pairs(root: Path) -> tuple[int, list[tuple[str, str]], dict[str, tuple[str, str]]]:
     """How many ordered pairs there are, the gRPC ones, and each gRPC version's .proto."""
     from a2a_kb import load
+    from a2a_kb.cache import Cache
     from a2a_kb.knowledge.check import FactBook
     from a2a_kb.knowledge.diff import sides
-    from a2a_kb.sources.cache import Cache
 
     kb = load(root)
     book = FactBook(kb, Cache(kb.project.cache_dir))

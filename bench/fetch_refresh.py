@@ -16,9 +16,9 @@ from typing import Any
 
 from slow_server import body_of, serving
 
+from a2a_kb.cache import Cache
 from a2a_kb.diagnostics import Mark
 from a2a_kb.records.model import Source
-from a2a_kb.sources.cache import Cache
 from a2a_kb.sources.fetch import DEFAULT_CONCURRENCY, fetch
 from a2a_kb.sources.http import HttpPolicy
 

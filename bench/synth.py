@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from a2a_kb.cache import Cache, CacheEntry
 from a2a_kb.extract.factstore import FactStore, facts_for
 from a2a_kb.facts import CANONICAL_STATES, Fact, canonical_state
 from a2a_kb.project import Project
 from a2a_kb.records import dossier
 from a2a_kb.records.model import Source
 from a2a_kb.records.validate import validate
-from a2a_kb.sources.cache import Cache, CacheEntry
 from a2a_kb.sources.fetch import mirror_path
 
 VERSIONS = 50

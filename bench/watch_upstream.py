@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from a2a_kb.cache import Cache
 from a2a_kb.knowledge.check import check
 from a2a_kb.knowledge.flips import predict
 from a2a_kb.project import Project
 from a2a_kb.records.validate import validate
-from a2a_kb.sources.cache import Cache
 from a2a_kb.sources.fetch import DEFAULT_CONCURRENCY, fetch
 from a2a_kb.sources.upstream import Reader
 from a2a_kb.sources.watch import observe

@@ -128,7 +128,7 @@ def make_fixture_kb(dest: Path) -> tuple[Path, Path]:
     dossier, as `a2a-kb fetch` would. Returns (root, cache); point A2A_KB_CACHE at cache."""
     import shutil
 
-    from a2a_kb.sources.cache import Cache, CacheEntry
+    from a2a_kb.cache import Cache, CacheEntry
 
     root, cache_dir = dest / "kb", dest / "cache"
     shutil.copytree(FIXTURE_KB, root)
@@ -298,9 +298,9 @@ def fixture_kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def real_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache holding every pinned source of the real KB, fetched from the mirror once."""
+    from a2a_kb.cache import Cache
     from a2a_kb.project import Project
     from a2a_kb.records.validate import validate
-    from a2a_kb.sources.cache import Cache
     from a2a_kb.sources.fetch import fetch
 
     if not MIRROR.is_dir():

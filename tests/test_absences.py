@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from a2a_kb.cache import Cache
 from a2a_kb.knowledge.check import FactBook, evaluate
 from a2a_kb.knowledge.flips import LiveBook
 from a2a_kb.project import Project
 from a2a_kb.records.kb import KnowledgeBase
 from a2a_kb.records.validate import validate
-from a2a_kb.sources.cache import Cache
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from a2a_kb.cache import Cache
 from a2a_kb.knowledge.check import FactBook
 from a2a_kb.knowledge.diff import oracle, proto, sides
-from a2a_kb.sources.cache import Cache
 
 ROOT = Path(__file__).resolve().parents[1]
 KEPT = oracle.KEPT

@@ -79,7 +79,7 @@ def test_drift_turns_claims_drifted(real_kb_env: Path, real_cache: Path, tmp_pat
     """A refresh that finds new bytes behind a pinned source marks its claims drifted."""
     from dataclasses import replace
 
-    from a2a_kb.sources.cache import Cache
+    from a2a_kb.cache import Cache
 
     cache_dir = tmp_path / "cache"
     shutil.copytree(real_cache, cache_dir)

@@ -98,7 +98,7 @@ def test_a_record_file_edited_within_its_timestamp_is_read_again(fixture_kb: Pat
 
 
 def test_fetch_offline_reports_damaged_page_reuse_records(fixture_kb: Path) -> None:
-    from a2a_kb.sources.cache import write_sealed
+    from a2a_kb.cache import write_sealed
 
     store = fixture_kb / ".cache" / "site-pages"
     record, bytecode = store / "render" / f"{'a' * 64}.json", store / "jinja" / "__jinja2_x.cache"

@@ -151,8 +151,8 @@ def test_unknown_binding_is_a_usage_error(real_kb_env: Path, capsys: pytest.Capt
 
 def test_scope_is_computed_from_the_rpcs(real_kb_env: Path) -> None:
     from a2a_kb import load
+    from a2a_kb.cache import Cache
     from a2a_kb.knowledge.check import FactBook
-    from a2a_kb.sources.cache import Cache
 
     kb = load(real_kb_env)
     reader = sides.Reader(FactBook(kb, Cache(kb.project.cache_dir)), kb.project.cache_dir)
@@ -167,8 +167,8 @@ def test_scope_is_computed_from_the_rpcs(real_kb_env: Path) -> None:
 def test_descriptors_are_cached_by_sha256_and_recompiled_when_damaged(real_kb_env: Path,
                                                                       tmp_path: Path) -> None:
     from a2a_kb import load
+    from a2a_kb.cache import Cache
     from a2a_kb.knowledge.check import FactBook
-    from a2a_kb.sources.cache import Cache
 
     kb = load(real_kb_env)
     source = kb.sources["proto@v1.0.0"]
@@ -196,8 +196,8 @@ def test_reserved_number_reuse_is_reported(real_kb_env: Path) -> None:
     """A field added on a number the old version reserved (v1.0.0-rc reserves field 4 of
     TaskStatusUpdateEvent, v1.0.0 gives it to `metadata`)."""
     from a2a_kb import load
+    from a2a_kb.cache import Cache
     from a2a_kb.knowledge.check import FactBook
-    from a2a_kb.sources.cache import Cache
 
     kb = load(real_kb_env)
     reader = sides.Reader(FactBook(kb, Cache(kb.project.cache_dir)), kb.project.cache_dir)
@@ -250,9 +250,9 @@ def test_the_protoc_version_is_the_installed_distributions() -> None:
 
 def test_what_is_kept_reads_back_as_what_was_read(real_kb_env: Path) -> None:
     from a2a_kb import load
+    from a2a_kb.cache import Cache
     from a2a_kb.knowledge.check import FactBook
     from a2a_kb.knowledge.diff import schema
-    from a2a_kb.sources.cache import Cache
 
     kb = load(real_kb_env)
     book = FactBook(kb, Cache(kb.project.cache_dir))
@@ -295,9 +295,9 @@ def test_a_diff_of_compiled_protos_needs_no_protobuf_and_a_damaged_model_is_read
                           env={**os.environ, "A2A_KB_CACHE": str(cache)},
                           capture_output=True, text=True, check=False)
     assert done.stderr.split() == ["0", "False"], done.stderr
+    from a2a_kb.cache import read_sealed
     from a2a_kb.knowledge.derived import sweep
     from a2a_kb.project import Project
-    from a2a_kb.sources.cache import read_sealed
 
     missing, flipped = kept[0], kept[1:]
     for path in kept:  # a flipped byte breaks the seal

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from a2a_kb.cache import Cache
 from a2a_kb.project import Project
 from a2a_kb.records import dossier
 from a2a_kb.records.validate import validate
-from a2a_kb.sources.cache import Cache
 
 
 def _fetched_dossier(root: Path) -> tuple[str, list[str]]:

@@ -29,10 +29,10 @@ import yaml
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from a2a_kb.cache import Cache, sha256_of
 from a2a_kb.diagnostics import Mark
 from a2a_kb.errors import ConfigurationError
 from a2a_kb.records.model import Source
-from a2a_kb.sources.cache import Cache, sha256_of
 from a2a_kb.sources.fetch import (
     FetchReport,
     Outcome,
@@ -481,7 +481,7 @@ def test_the_report_as_text_and_json(tmp_path: Path, threaded_httpserver: HTTPSe
 DRIVER = """
 import json, sys, time
 from pathlib import Path
-from a2a_kb.sources.cache import Cache
+from a2a_kb.cache import Cache
 from a2a_kb.diagnostics import Mark
 from a2a_kb.sources.fetch import fetch
 from a2a_kb.sources.http import HttpPolicy

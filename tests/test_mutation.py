@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from a2a_kb import cli
+from a2a_kb.cache import Cache
 from a2a_kb.knowledge import mutation
 from a2a_kb.knowledge.check import FactBook, evaluate
 from a2a_kb.project import Project
 from a2a_kb.records.kb import KnowledgeBase
 from a2a_kb.records.validate import validate
-from a2a_kb.sources.cache import Cache
 from conftest import copy_records
 
 

@@ -42,10 +42,10 @@ def _add_claim(root: Path, expect: dict[str, object], verdict: str) -> None:
 
 
 def _a_section(root: Path) -> str:
+    from a2a_kb.cache import Cache
     from a2a_kb.knowledge.check import FactBook
     from a2a_kb.project import Project
     from a2a_kb.records.validate import validate
-    from a2a_kb.sources.cache import Cache
 
     kb = validate(Project.at(root))
     book = FactBook(kb, Cache(kb.project.cache_dir))

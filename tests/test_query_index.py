@@ -4,6 +4,7 @@ of the command being run."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -108,3 +109,15 @@ def test_the_command_is_read_before_parsing(argv: list[str], command: str | None
 )
 def test_the_short_parser_reads_as_the_full_one(argv: list[str]) -> None:
     assert vars(cli._parse(argv)) == vars(cli.parser().parse_args(argv))
+
+
+def test_commands_lists_every_command_of_the_full_parser() -> None:
+    full = cli.parser()
+    sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    assert tuple(sub.choices) == cli.COMMANDS
+
+
+def test_a_wrong_command_name_still_gets_every_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["quety", "--id", "x"]) == 2
+    said = capsys.readouterr().err
+    assert "invalid choice: 'quety'" in said and "conflicts" in said and "add-version" in said

@@ -1,5 +1,5 @@
 """Each page family's declaration of what it reads (site.pages.FAMILIES) against what its
-renderer really reads of the real knowledge base (site.inputs.watching): a read the
+renderer really reads of the real knowledge base (site.reads.watching): a read the
 declaration misses would let the generation cache keep a page that changed, and a declared
 aspect nothing reads is stale. Also: the digests of the aspects are the same in two
 processes, and the watch sees what it is meant to see."""
@@ -15,16 +15,17 @@ import pytest
 from a2a_kb.site import inputs
 from a2a_kb.site.data import DERIVED, SiteData
 from a2a_kb.site.pages import FAMILIES
+from a2a_kb.site.reads import Reads, watching
 from conftest import REPO
 
 
 @pytest.fixture(scope="module")
-def watched(real_data: SiteData) -> Iterator[dict[str, list[tuple[str, inputs.Reads, set[str]]]]]:
+def watched(real_data: SiteData) -> Iterator[dict[str, list[tuple[str, Reads, set[str]]]]]:
     """Per family: for each part, what rendering it read and which claims its pages name."""
-    found: dict[str, list[tuple[str, inputs.Reads, set[str]]]] = {}
+    found: dict[str, list[tuple[str, Reads, set[str]]]] = {}
     for name, family in FAMILIES.items():
         for part in family.part_names(real_data):
-            with inputs.watching() as reads:
+            with watching() as reads:
                 pages = family.render(real_data, part, True)
             named = inputs.named_claims((c for _, c in pages), real_data.kb)
             assert named is not None, "the real knowledge base has a claim id of another form"
@@ -34,7 +35,7 @@ def watched(real_data: SiteData) -> Iterator[dict[str, list[tuple[str, inputs.Re
 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_a_family_reads_nothing_it_does_not_declare(
-    name: str, watched: dict[str, list[tuple[str, inputs.Reads, set[str]]]], real_data: SiteData
+    name: str, watched: dict[str, list[tuple[str, Reads, set[str]]]], real_data: SiteData
 ) -> None:
     family = FAMILIES[name]
     for part, reads, named in watched[name]:
@@ -48,7 +49,7 @@ def test_a_family_reads_nothing_it_does_not_declare(
 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_every_declared_aspect_is_read(
-    name: str, watched: dict[str, list[tuple[str, inputs.Reads, set[str]]]], real_data: SiteData
+    name: str, watched: dict[str, list[tuple[str, Reads, set[str]]]], real_data: SiteData
 ) -> None:
     family = FAMILIES[name]
     for aspect in family.reads:
@@ -70,7 +71,7 @@ def test_every_declared_aspect_has_a_digest(real_data: SiteData) -> None:
 
 def test_the_watch_sees_each_kind_of_read(real_data: SiteData) -> None:
     claim = next(iter(real_data.kb.claims.values()))
-    with inputs.watching() as reads:
+    with watching() as reads:
         _ = claim.statement, real_data.tables, real_data.kb.sources, real_data.results[claim.id].verdict
         real_data.facts(next(iter(real_data.kb.sources.values())))
     assert (claim.id, "statement") in reads.claim_fields
@@ -122,12 +123,12 @@ def test_a_stamped_family_writes_the_time_and_uses_it_for_nothing_else(real_data
 
 @pytest.mark.parametrize("name", list(DERIVED))
 def test_a_derived_value_reads_what_it_declares(name: str, real_data: SiteData) -> None:
+    from a2a_kb.cache import Cache
     from a2a_kb.knowledge.check import FactBook
-    from a2a_kb.sources.cache import Cache
 
     derived = DERIVED[name]
     kb = real_data.kb
-    with inputs.watching() as reads:
+    with watching() as reads:
         value = derived.compute(kb, FactBook(kb, Cache(kb.project.cache_dir)))
     assert value == getattr(real_data, name)
     missing = reads.uncovered(set(derived.reads), kb, set())

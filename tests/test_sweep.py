@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from a2a_kb import cli
+from a2a_kb.cache import Cache
 from a2a_kb.extract import artifact_of
 from a2a_kb.extract.artifact import Artifact
 from a2a_kb.extract.sentences import cues_of, key_of, read, split_sentences
 from a2a_kb.knowledge.sweep import sweep
 from a2a_kb.project import Project
 from a2a_kb.records.validate import validate
-from a2a_kb.sources.cache import Cache
 from conftest import copy_records
 
 # --- the extractor ---------------------------------------------------------------------

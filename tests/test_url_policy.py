@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from a2a_kb.cache import Cache
 from a2a_kb.diagnostics import Mark
 from a2a_kb.errors import FetchError
 from a2a_kb.records.model import Source
-from a2a_kb.sources.cache import Cache
 from a2a_kb.sources.fetch import fetch
 from a2a_kb.sources.http import HttpClient, HttpPolicy
 from conftest import ScriptedServer, answer

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from a2a_kb.cache import Cache
 from a2a_kb.diagnostics import Mark
 from a2a_kb.knowledge.check import CheckResult, FactBook, check, evaluate
 from a2a_kb.knowledge.verdicts import Verdicts, _as_record
@@ -18,7 +19,6 @@ from a2a_kb.project import Project
 from a2a_kb.records.kb import KnowledgeBase
 from a2a_kb.records.model import Claim
 from a2a_kb.records.validate import validate
-from a2a_kb.sources.cache import Cache
 from conftest import copy_records
 from test_site_reuse import _edit_statement
 

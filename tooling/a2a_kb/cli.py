@@ -127,8 +127,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
+    from .cache import Cache
     from .output import dumps, envelope
-    from .sources.cache import Cache
     from .sources.fetch import fetch
 
     kb = _kb(args, fail_on_errors=False)  # broken claims must not stop the sources being fetched
@@ -261,9 +261,9 @@ def _fails(result: Any, limits: list[str] | None) -> bool:
 def _diff_all(kb: Any, args: argparse.Namespace) -> int:
     """Every ordered pair: a line per pair (or one JSON document), and with --out a report
     per pair, written whole or not at all."""
+    from .cache import atomic_write
     from .knowledge import diff
     from .output import dumps, envelope
-    from .sources.cache import atomic_write
     from .sources.fetch import TerminalProgress
 
     progress = TerminalProgress(title="diff") if sys.stderr.isatty() and not args.quiet else None
@@ -329,7 +329,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .site.build import exposure, serve, serve_address
+    from .site.serve import exposure, serve, serve_address
 
     host, _ = serve_address(args.address)  # before the build: a busy port costs no build
     warning = exposure(host)
@@ -501,10 +501,16 @@ class _Unused(argparse.ArgumentParser):
         return argparse.Action([], "unused")
 
 
+# Every command, in the order `--help` lists them (a test holds this to the parser).
+COMMANDS = ("validate", "schema", "fetch", "check", "mutate", "sweep", "states", "diff", "query",
+            "conflicts", "build", "serve", "watch", "pin", "add-version", "capture", "tck")
+
+
 def parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser. With ``only``, the arguments of the other commands are
-    left out (their names stay): describing every option of eleven commands is a tenth of
-    what a warm `a2a-kb query` costs."""
+    """The command line's parser. With ``only``, one of :data:`COMMANDS`, the other commands
+    are left out: building a parser for each of seventeen commands was a quarter of what a
+    warm `a2a-kb query` costs. :func:`_parse` gives ``only`` just when the arguments name a
+    command, so a wrong name still gets the list of every command."""
     unused = _Unused(add_help=False) if only is not None else None
     p = _Parser(
         prog="a2a-kb",
@@ -521,9 +527,11 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
                            parser_class=_Parser)
 
     def add(name: str, func: Command, help_text: str) -> argparse.ArgumentParser:
+        if unused is not None and name != only:
+            return unused
         sp = sub.add_parser(name, help=help_text, description=help_text)
         sp.set_defaults(func=func)
-        return unused if unused is not None and name != only else sp
+        return sp
 
     sp = add(
         "validate", cmd_validate, "Load every record and check schemas and cross-record rules."
@@ -727,6 +735,8 @@ def _command_in(argv: Sequence[str]) -> str | None:
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     given = list(sys.argv[1:] if argv is None else argv)
     only = _command_in(given)
+    if only not in COMMANDS:
+        only = None
     args = parser(only).parse_args(given)
     if only is not None and args.command != only:  # argparse read it otherwise: parse again
         args = parser().parse_args(given)

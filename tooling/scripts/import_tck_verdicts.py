@@ -20,10 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tooling"))
 
 from a2a_kb import load  # noqa: E402
+from a2a_kb.cache import Cache  # noqa: E402
 from a2a_kb.capture.tck import BUILDS  # noqa: E402
 from a2a_kb.knowledge.factbook import FactBook  # noqa: E402
 from a2a_kb.knowledge.requirements import in_words, is_lifecycle, registry, transports_of  # noqa: E402
-from a2a_kb.sources.cache import Cache  # noqa: E402
 
 REVIEWED = "2026-12-06"
 TITLES = {"a2a-sdk-1.3.0": "a2a-sdk 1.3.0", "a2a-js-sdk-1.3.0": "@a2a-js/sdk 1.3.0"}

@@ -12,7 +12,7 @@ normalized (:mod:`.normalize`) into a golden file under captures/<build>/.
 Only this module and :mod:`.runner` import without the SDK installed; the rest need the
 ``sdk`` extra.
 
-May import: the top-level modules and :mod:`a2a_kb.sources.cache` (atomic writes).
+May import: the top-level modules (the cache's atomic writes among them).
 """
 
 from .builds import BUILDS, Build

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..cache import atomic_write
 from ..errors import ConfigurationError
-from ..sources.cache import atomic_write
 from .builds import BUILDS, Build, RemoteGates, Running, run_out_of_process, select_builds
 from .transcript import FORMAT_VERSION, Transcript, render
 

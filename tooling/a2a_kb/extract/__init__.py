@@ -12,8 +12,8 @@ An extractor that finds nothing where it expects something raises
 Extractors do no I/O: the bytes come in with the artifact. Caching by content lives in
 :mod:`a2a_kb.extract.factstore`, keyed by the bytes' sha256 and :data:`EXTRACTOR_VERSIONS`.
 
-May import: the top-level modules, :mod:`a2a_kb.records`, :mod:`a2a_kb.sources.cache`
-and :mod:`a2a_kb.capture.transcript` (the transcript format).
+May import: the top-level modules (the cache among them), :mod:`a2a_kb.records` and
+:mod:`a2a_kb.capture.transcript` (the transcript format).
 """
 
 from __future__ import annotations

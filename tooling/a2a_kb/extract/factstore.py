@@ -4,7 +4,7 @@ An unchanged source is never parsed twice. One file per content, ``<sha256>.json
 facts directory (``<cache_dir>/facts/``), holds the facts of each kind that has read those
 bytes, each with the version of its extractor; a new extractor version, a missing or
 unreadable file, or a file from another format simply means the bytes are read again.
-Files are replaced atomically and sealed (:func:`a2a_kb.sources.cache.write_sealed`): a file
+Files are replaced atomically and sealed (:func:`a2a_kb.cache.write_sealed`): a file
 is believed only while its payload hashes to its seal and names the sha256 it is filed
 under, so a flipped byte, a truncated write or a file copied to the wrong name makes the
 bytes be read again, never a wrong fact. A cache that cannot be written (a read-only or
@@ -25,9 +25,9 @@ from typing import Any
 
 import orjson
 
+from ..cache import read_sealed, sha256_of, write_sealed
 from ..facts import Fact
 from ..records.model import Source
-from ..sources.cache import read_sealed, sha256_of, write_sealed
 from . import EXTRACTOR_VERSIONS, extract
 
 STORE_FORMAT = 2  # 2: sealed

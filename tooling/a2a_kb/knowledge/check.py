@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cache import Cache, CacheEntry
 from ..diagnostics import Diagnostic, Mark, Severity
 from ..errors import SourceUnavailable
 from ..facts import Fact, canonical_state
@@ -34,7 +35,6 @@ from ..records import patterns
 from ..records.kb import KnowledgeBase
 from ..records.loader import collector_paused
 from ..records.model import Claim, Expectation, Source
-from ..sources.cache import Cache, CacheEntry
 from . import strength
 from .factbook import FactBook
 from .plan import Plan, Run, plan

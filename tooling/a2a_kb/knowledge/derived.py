@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..cache import sweep_damaged
 from ..project import Project
-from ..sources.cache import sweep_damaged
 from .query import INDEX_NAME, verify_index
 
 SITE_REUSE_DIR = Path(".cache") / "site-pages"

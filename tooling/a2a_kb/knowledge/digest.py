@@ -8,7 +8,7 @@ left out for results that do not depend on it, so that an edit above a record do
 make everything below it look changed.
 
 :class:`SealedJson` keeps one JSON document per name in a folder, each written atomically
-and sealed (:func:`a2a_kb.sources.cache.write_sealed`): a damaged, truncated or foreign
+and sealed (:func:`a2a_kb.cache.write_sealed`): a damaged, truncated or foreign
 file reads as missing, and the result is computed again instead of being believed.
 """
 
@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..cache import read_sealed, write_sealed
 from ..diagnostics import Mark
-from ..sources.cache import read_sealed, write_sealed
 
 PACKAGE = Path(__file__).resolve().parent.parent
 

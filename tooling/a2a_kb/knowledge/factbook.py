@@ -7,11 +7,11 @@ tables) imports neither the check's plan nor its pattern engine.
 
 from __future__ import annotations
 
+from ..cache import Cache, CacheEntry
 from ..errors import SourceUnavailable
 from ..facts import Fact
 from ..records.kb import KnowledgeBase
 from ..records.model import Source
-from ..sources.cache import Cache, CacheEntry
 
 
 class FactBook:

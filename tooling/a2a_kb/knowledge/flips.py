@@ -15,10 +15,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..cache import Cache
 from ..facts import Fact
 from ..records.kb import KnowledgeBase, version_key
 from ..records.model import Source, Version
-from ..sources.cache import Cache
 from ..sources.watch import Flip, WatchReport
 from .check import ClaimResult, FactBook, evaluate
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..cache import Cache
 from ..extract.lifecycle import POSITIVE_CLASSES, ruled_out
 from ..output import envelope
 from ..records.kb import KnowledgeBase
-from ..sources.cache import Cache
 from .check import FactBook
 from .states import state_table
 

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..cache import Cache
 from ..diagnostics import Diagnostic, Mark
 from ..facts import CANONICAL_STATES, Fact, canonical_state
 from ..records import patterns
 from ..records.kb import KnowledgeBase
 from ..records.model import Claim, Expectation, Source
-from ..sources.cache import Cache
 from .check import FactBook, evaluate
 from .plan import Run, plan
 

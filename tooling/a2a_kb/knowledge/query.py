@@ -154,7 +154,7 @@ def _write_index(path: Path, files: list[Path], stamp: list[list[Any]], rows: li
     header = json.dumps({"version": INDEX_VERSION, "stamp": stamp, "inputs": _file_checksums(files),
                          "written_ns": time.time_ns(), "buckets": starts,
                          "checksums": [_checksum(line) for line in lines]}).encode("utf-8")
-    from ..sources.cache import atomic_write
+    from ..cache import atomic_write
 
     atomic_write(path, _seal(header).encode("ascii") + b" " + header + b"\n" + b"".join(lines))
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..cache import Cache
 from ..extract.lifecycle import NOT_NAMED, POSITIVE_CLASSES, classes_disagree, ruled_out, state_name
 from ..facts import CANONICAL_STATES, Fact, canonical_state
 from ..records.kb import KnowledgeBase
 from ..records.model import Claim, Source
-from ..sources.cache import Cache
 from .check import FactBook
 from .class_words import class_words
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cache import Cache, sha256_of
 from ..diagnostics import Diagnostic, Mark
 from ..extract import artifact_of
 from ..extract.sentences import READERS, Reading, Section, Sentence, read
@@ -32,7 +33,6 @@ from ..records import patterns
 from ..records.kb import KnowledgeBase
 from ..records.model import Source, SweepAccount, SweepLedger
 from ..records.sweep_ledger import title_pattern
-from ..sources.cache import Cache, sha256_of
 
 
 @dataclass

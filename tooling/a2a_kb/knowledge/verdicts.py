@@ -25,10 +25,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..cache import CacheEntry, sha256_of
 from ..facts import Fact
 from ..records.kb import KnowledgeBase
 from ..records.model import Claim
-from ..sources.cache import CacheEntry, sha256_of
 from .check import ClaimResult, FactBook, VersionResult, evaluate
 from .digest import SealedJson, canonical, code_version, digest
 

@@ -20,10 +20,10 @@ import functools
 from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..cache import Cache
 from ..diagnostics import MAX_PER_FILE, Diagnostic, too_many
 from ..project import Project
 from ..schemas import KINDS, schema
-from ..sources.cache import Cache
 from . import sweep_ledger
 from .compiled_schema import Check, compile_schema
 from .kb import KnowledgeBase

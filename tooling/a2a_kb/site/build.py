@@ -1,4 +1,4 @@
-"""Build and serve the site. A build never leaves site/ half-written.
+"""Build the site. A build never leaves site/ half-written (serving it: :mod:`.serve`).
 
 ``build`` renders into a fresh folder beside site/ and then swaps it in with one atomic
 ``renameat2(RENAME_EXCHANGE)`` (Linux), so at every moment site/ is either the previous
@@ -12,11 +12,9 @@ import contextlib
 import ctypes
 import errno
 import fcntl
-import ipaddress
 import logging
 import os
 import shutil
-import socket
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -199,87 +197,3 @@ def build(project: Project, strict: bool = True, quiet: bool = False) -> Path:
             raise
         publish(staging, site)
     return site
-
-
-def serve_address(address: str) -> tuple[str, int]:
-    """The host and port of ``HOST:PORT`` (``[::1]:8000`` for IPv6), checked before any build:
-    the port is a number from 1 to 65535, the host resolves, and the address is free to bind.
-    Raises :class:`ConfigurationError` naming the problem and a fix."""
-    host, sep, port_text = address.rpartition(":")
-    host = host.strip("[]")
-    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise ConfigurationError(
-            f"--address {address!r} is not HOST:PORT with a port from 1 to 65535 "
-            "(tip: --address 127.0.0.1:8000)"
-        )
-    port = int(port_text)
-    try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as e:
-        raise ConfigurationError(f"--address {address!r}: the host {host!r} does not resolve "
-                                 "(tip: use an IP address such as 127.0.0.1)") from e
-    family, _, _, _, where = found[0]
-    try:
-        with socket.socket(family, socket.SOCK_STREAM) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
-            probe.bind(where)
-    except OSError as e:
-        raise ConfigurationError(_bind_problem(host, port, e)) from e
-    return host, port
-
-
-def _bind_problem(host: str, port: int, error: OSError) -> str:
-    if error.errno == errno.EADDRINUSE:
-        return (f"port {port} on {host} is already in use "
-                f"(tip: --address {host}:{port + 1}, or stop the other server)")
-    if error.errno == errno.EADDRNOTAVAIL:
-        return (f"no network interface of this machine has the address {host} "
-                f"(tip: --address 127.0.0.1:{port})")
-    if error.errno == errno.EACCES:
-        return f"port {port} needs privileges to bind (tip: a port above 1023, e.g. --address {host}:8000)"
-    return f"cannot serve on {host}:{port}: {error.strerror or error}"
-
-
-def exposure(host: str) -> str:
-    """A warning when ``host`` makes the preview reachable from other machines ('' if not)."""
-    try:
-        loopback = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = host == "localhost"
-    if loopback:
-        return ""
-    every = " (every network interface)" if host in ("0.0.0.0", "::") else ""
-    return (f"serving on {host}{every}: other machines that can reach this one can read the preview "
-            "and trigger rebuilds (tip: --address 127.0.0.1:PORT keeps it on this machine)")
-
-
-def _guarded_server() -> Any:
-    """mkdocs' LiveReloadServer, answering a request path that holds a NUL or another control
-    character with 400 instead of a 500 and a traceback in the log."""
-    from mkdocs.livereload import LiveReloadServer
-
-    class GuardedLiveReloadServer(LiveReloadServer):
-        def serve_request(self, environ: dict[str, Any], start_response: Any) -> Any:
-            path = str(environ.get("PATH_INFO", ""))
-            if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
-                start_response("400 Bad Request", [("Content-Type", "text/plain; charset=utf-8")])
-                return [b"400 Bad Request: the path holds a control character\n"]
-            return super().serve_request(environ, start_response)
-
-    return GuardedLiveReloadServer
-
-
-def serve(project: Project, address: str = "127.0.0.1:8000") -> None:
-    """Preview the site: an edited claim is on its page about a second later (see ``preview``).
-
-    The address is checked (see :func:`serve_address`) before the first build, so a busy or
-    invalid port costs a second, not a build."""
-    from . import preview
-
-    host, port = serve_address(address)
-    try:
-        preview.serve(project, host, port)
-    except OSError as e:  # the port was taken between the check and the server's bind
-        if e.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
-            raise ConfigurationError(_bind_problem(host, port, e)) from e
-        raise

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..cache import Cache
 from ..diagnostics import Diagnostic
 from ..errors import SourceUnavailable
 from ..facts import Fact
@@ -25,7 +26,6 @@ from ..project import Project
 from ..records.kb import KnowledgeBase
 from ..records.model import Source, Version
 from ..records.validate import validate
-from ..sources.cache import Cache
 from .inputs import Digests
 from .measurements import (
     Benchmark,

@@ -283,9 +283,23 @@ def _full_build_needed(reason: str, *args: object) -> str:
     return ""
 
 
-def _server_class() -> Any:
-    from .build import _guarded_server
+def _guarded_server() -> Any:
+    """mkdocs' LiveReloadServer, answering a request path that holds a NUL or another control
+    character with 400 instead of a 500 and a traceback in the log."""
+    from mkdocs.livereload import LiveReloadServer
 
+    class GuardedLiveReloadServer(LiveReloadServer):
+        def serve_request(self, environ: dict[str, Any], start_response: Any) -> Any:
+            path = str(environ.get("PATH_INFO", ""))
+            if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+                start_response("400 Bad Request", [("Content-Type", "text/plain; charset=utf-8")])
+                return [b"400 Bad Request: the path holds a control character\n"]
+            return super().serve_request(environ, start_response)
+
+    return GuardedLiveReloadServer
+
+
+def _server_class() -> Any:
     class PreviewServer(_guarded_server()):  # type: ignore[misc]
         """Tells the preview which files changed, and can reload browsers mid-build."""
 

@@ -45,8 +45,8 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
+from ..cache import read_sealed, write_sealed
 from ..knowledge.digest import digest, library_versions, tree_digest
-from ..sources.cache import read_sealed, write_sealed
 
 log = get_plugin_logger(__name__)
 
@@ -54,7 +54,7 @@ REUSED_TEMPLATE = "a2a-kb-reused-page.html"  # renders nothing; on_post_page sup
 _MANIFEST = "manifest.json"
 _SEARCH = "search.json"  # each page's search entries, by the hash of what they are made from
 _SEARCH_META = ("search", "tags", "title")  # what Material's index reads of a page's metadata
-# 2: every file sealed (sources.cache.write_sealed): a damaged one is not replayed;
+# 2: every file sealed (cache.write_sealed): a damaged one is not replayed;
 # 3: a render record holds what the render registered with autorefs and mkdocstrings.
 _FORMAT = 3
 # Distributions whose code shapes the HTML of a page.

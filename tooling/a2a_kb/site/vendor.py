@@ -21,8 +21,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cache import atomic_write
 from ..errors import BuildError, FetchError
-from ..sources.cache import atomic_write
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cache import Cache, CacheEntry, sha256_of
 from ..errors import ConfigurationError
 from ..records.kb import KnowledgeBase, is_prerelease, normalize_version, version_key
 from ..records.model import Upstream
-from .cache import Cache, CacheEntry, sha256_of
 from .upstream import ENDPOINTS, Answer, Endpoints, Reader, ref_facts
 from .yamledit import RecordFile, commit_files
 

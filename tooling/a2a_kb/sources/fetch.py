@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import unquote, urlsplit
 
+from ..cache import Cache, CacheEntry, sha256_of
 from ..diagnostics import Diagnostic, Mark
 from ..errors import ConfigurationError, FetchError, disk_error
 from ..records.model import Source
-from .cache import Cache, CacheEntry, sha256_of
 from .http import Download, HttpClient, HttpPolicy
 
 SCHEMA_VERSION = 1

@@ -22,11 +22,11 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cache import Cache, CacheEntry, sha256_of
 from ..diagnostics import Diagnostic
 from ..errors import ConfigurationError
 from ..records.kb import KnowledgeBase
 from ..records.model import Source
-from .cache import Cache, CacheEntry, sha256_of
 from .upstream import Endpoints, Reader, Snapshot, heads_url, raw_parts, ref_facts, snapshots
 from .yamledit import RecordFile, commit_files
 

@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..cache import sha256_of
 from ..diagnostics import Mark
 from ..errors import ConfigurationError
 from ..output import one_line
 from ..records.kb import KnowledgeBase, normalize_version
 from ..records.model import Claim, Source, Upstream
-from .cache import sha256_of
 from .fetch import TerminalProgress
 from .upstream import Answer, Endpoints, Reader, Snapshot, heads_url, ref_facts, snapshots
 

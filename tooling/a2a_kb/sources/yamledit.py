@@ -18,8 +18,8 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
+from ..cache import atomic_write
 from ..errors import ConfigurationError
-from .cache import atomic_write
 
 
 def _yaml() -> YAML:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 
+from ...cache import Cache
 from ...extract.lifecycle import state_name  # a state added upstream is a change, not skipped
 from ...records.kb import KnowledgeBase
 from ...records.model import Source
-from ...sources.cache import Cache
 from ..factbook import FactBook
 from . import prose, proto, rest, schema
 from .encodings import BINDINGS, ENCODINGS, SEVERITIES

@@ -19,9 +19,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ...cache import read_sealed, sha256_of, write_sealed
 from ...errors import ConfigurationError, ExtractError
 from ...records.model import Source
-from ...sources.cache import read_sealed, sha256_of, write_sealed
 from .kept import kept
 
 Lines = tuple[int, int]

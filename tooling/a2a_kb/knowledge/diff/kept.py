@@ -3,7 +3,7 @@
 Reading a .proto takes protoc and protobuf's runtime; reading a JSON schema takes a walk
 over its text for the line of every member. Both are pure functions of the text, so what
 they give is kept by the text's sha256 and the reader's version in ``<cache>/diff/``,
-sealed (:func:`a2a_kb.sources.cache.write_sealed`). A copy whose seal or shape is wrong is
+sealed (:func:`a2a_kb.cache.write_sealed`). A copy whose seal or shape is wrong is
 read again from the text; `a2a-kb fetch` sweeps damaged ones with the other derived data.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ...sources.cache import read_sealed, sha256_of, write_sealed
+from ...cache import read_sealed, sha256_of, write_sealed
 
 T = TypeVar("T")
 FOLDER = "diff"

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..seal import mac
+from .seal import mac
 
 INDEX_VERSION = 1
 

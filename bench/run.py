@@ -211,7 +211,7 @@ def row_rebuild(real: Path, setting: Setting) -> Row:
 
 
 def row_query(setting: Setting) -> Row:
-    row = Row("query --id X on 10k claims, warm, vs python -c pass", 4.0)
+    row = Row("query --id X on 10k claims, warm, vs python -c pass", 3.0)
     root = setting.kbs[10_000]
     claim_id = _some_claim_id(root)
     query = [_bin("a2a-kb"), "query", "--id", claim_id]

@@ -5,12 +5,18 @@ the docstrings do not allow, so the layout cannot drift from what it claims."""
 from __future__ import annotations
 
 import ast
+import os
+import shutil
+import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from a2a_kb.site import package_graph
+
 PACKAGE = Path(__file__).resolve().parents[1] / "tooling" / "a2a_kb"
-TOP = {"errors", "diagnostics", "layout", "project", "output", "facts", "commit", "seal", "cache",
+TOP = {"errors", "diagnostics", "layout", "project", "output", "facts", "commit", "seal", "cache", "version",
        "schemas", "a2a_kb"}
 
 # stage → the stages (or single modules) it may import, besides itself and the top level.
@@ -79,3 +85,69 @@ def test_every_stage_says_what_it_may_import() -> None:
     for stage in ALLOWED:
         doc = ast.get_docstring(ast.parse((PACKAGE / stage / "__init__.py").read_text("utf-8")))
         assert doc and "May import" in doc, f"a2a_kb/{stage}/__init__.py does not say"
+
+
+# --- The floors: import-linter's contracts (pyproject.toml) are the oracle; the drawing on
+# Quality > Structure (a2a_kb.site.package_graph) must agree with them, planted faults too.
+
+REPO = PACKAGE.parents[1]
+LINT_IMPORTS = REPO / ".cache" / "tools" / "import-linter" / "bin" / "lint-imports"
+
+
+def _contracts(pyproject: Path) -> dict[str, dict]:
+    config = tomllib.loads(pyproject.read_text("utf-8"))["tool"]["importlinter"]
+    return {c["id"]: c for c in config["contracts"]}
+
+
+def _lint_imports(repo: Path) -> subprocess.CompletedProcess[str]:
+    assert LINT_IMPORTS.exists(), "import-linter is not installed: run `make import-linter`"
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(repo / "tooling")}, timeout=120)
+
+
+def test_the_drawing_has_the_floors_of_the_import_linter_contract() -> None:
+    layers = _contracts(REPO / "pyproject.toml")["floors"]["layers"]
+    drawn = [(" | " if alone else " : ").join(f"a2a_kb.{r}" for r in rooms)
+             for rooms, alone in package_graph.FLOORS[1:]]
+    assert layers == ["a2a_kb.cli", *drawn]
+    assert package_graph.FLOORS[0][0] == ("a2a_kb", "cli")  # the package root: the Python API
+
+
+def test_import_linter_and_the_drawing_both_find_nothing_against_the_floors() -> None:
+    result = _lint_imports(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 kept, 0 broken" in result.stdout
+    drawing = package_graph.draw(PACKAGE)
+    assert drawing.against == [] and drawing.cycles == []
+    placed = {room.name for rooms, _ in drawing.floors for room in rooms}
+    rooms = {p.stem for p in PACKAGE.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()}
+    assert placed == rooms - {"__init__"} | {"a2a_kb"}
+
+
+def test_a_planted_upward_import_and_cycle_are_found_by_both(tmp_path: Path) -> None:
+    shutil.copytree(PACKAGE, tmp_path / "tooling" / "a2a_kb", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    planted = tmp_path / "tooling" / "a2a_kb"  # records and capture share a floor, behind a wall
+    with (planted / "records" / "urls.py").open("a", encoding="utf-8") as f:
+        f.write("\n\ndef _planted() -> None:\n    from ..capture import transcript  # noqa: F401\n")
+    with (planted / "layout.py").open("a", encoding="utf-8") as f:
+        f.write("\nfrom . import output  # noqa: F401\n")
+    with (planted / "output.py").open("a", encoding="utf-8") as f:
+        f.write("\nfrom . import layout  # noqa: F401\n")
+    drawing = package_graph.draw(planted)
+    against = [(i.module, i.target) for i in drawing.against]
+    assert against == [("a2a_kb.records.urls", "a2a_kb.capture.transcript")]
+    assert drawing.cycles == [["a2a_kb.layout", "a2a_kb.output"]]
+    result = _lint_imports(tmp_path)
+    assert result.returncode == 1
+    assert "2 broken" in result.stdout
+    assert "a2a_kb.records.urls -> a2a_kb.capture.transcript" in result.stdout
+    assert "- .output -> .layout (1 import)" in result.stdout
+
+
+def test_every_module_over_the_limit_says_why_it_is_long() -> None:
+    drawing = package_graph.draw(PACKAGE)
+    silent = [f"{name} ({lines} lines)" for name, lines, why in drawing.long if not why]
+    assert not silent, (f"over {package_graph.LONG} lines with no '{package_graph.WHY_LONG}' "
+                        "paragraph in the module docstring (split it, or say why not):\n" + "\n".join(silent))
+    assert all(len(why) > 60 for _, _, why in drawing.long)

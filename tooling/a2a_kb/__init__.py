@@ -15,11 +15,13 @@ deferred so that light commands (``a2a-kb query``) start fast.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from .version import __version__
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: see a2a_kb.cli on start-up
 if TYPE_CHECKING:
+    from typing import Any
+
     from .knowledge.check import CheckResult
     from .knowledge.diff import DiffResult
     from .records.kb import KnowledgeBase

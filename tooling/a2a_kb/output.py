@@ -13,7 +13,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: see a2a_kb.cli on start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = 1
 

@@ -13,6 +13,11 @@ The builds, their environments (``make tck``) and the port of the suite's SUT ar
 ``tooling/tck/``. The suite has no JavaScript SUT: for ``@a2a-js/sdk`` its scenarios are read
 by its own parser (``tooling/tck/scenarios_json.py``) and played by
 ``tooling/npm/a2a-js-sdk/tck-agent.mjs``.
+
+Why it is long: running the conformance suite is one sequence per build (copy the suite with
+its hashes checked, start the system under test on 127.0.0.1, run the suite's runner, read
+its two reports, record, compare); each step is a short function and the sequence reads top
+to bottom.
 """
 
 from __future__ import annotations

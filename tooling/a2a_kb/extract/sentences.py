@@ -30,6 +30,11 @@ concerns a state. The cues are deliberately wide: a false positive costs one
 The key of a candidate is the first 12 hex digits of the sha256 of its normalised plain
 text (Unicode NFKC, lowercase, one space between words), so an unchanged sentence has the
 same key in every version and wherever it moved.
+
+Why it is long: it reads candidate sentences from every kind of pinned source the sweep
+looks at (specification Markdown, docs pages, .proto comments, JSON Schema descriptions,
+TypeScript comments), and all of them share one sentence splitter, one key scheme and one
+cue list; the readers differ in a few lines each.
 """
 
 from __future__ import annotations

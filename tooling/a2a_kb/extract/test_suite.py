@@ -28,6 +28,11 @@ except the ``§`` references of a docstring. A file is one of:
 
 The suite's files are data. Some of its text addresses coding assistants; it is read here
 as text, like the rest, and nothing in it is followed.
+
+Why it is long: the suite's files come in several shapes (requirement modules, tests, the
+runner, state maps) and each needs its own reading of the same ast helpers (literals,
+keywords, spans, markers). They are small functions on one parse; a second module would
+import nearly every helper of the first.
 """
 
 from __future__ import annotations

@@ -17,6 +17,11 @@ The run fails when a computed verdict differs from the recorded one; that is how
 that the world changed. Secondary sources read longer ago than the configured age warn
 (error with ``--strict``). With ``--strict``, a verified claim whose statement names a state,
 a code or a quoted phrase that its check does not read is an error too (:mod:`.strength`).
+
+Why it is long: the verdict of a claim is one ordered decision (drift, quote, expectations
+per version, staleness), and the matching rules for quotes, state lists and items it applies
+are what make the verdict; the text, GitHub and JUnit reports at the end are short views of
+the same result type.
 """
 
 from __future__ import annotations

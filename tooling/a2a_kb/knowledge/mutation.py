@@ -21,6 +21,11 @@ Two families of mutation:
 A claim that survives any mutation is *weak*. :data:`ALLOW_FILE` lists, with a reviewed
 reason each, the weak claims accepted as they are; an entry for a claim that is no longer
 weak (or no longer exists) is an error, so the list cannot go stale.
+
+Why it is long: the mutation operators (states, quoted words, numbers, list members) and the
+loop that applies them are one algorithm: each operator is a few lines, they share the
+mutated fact book, and the allow-list and the report count what they make. Moving the
+operators elsewhere would leave two modules that only make sense read together.
 """
 
 from __future__ import annotations

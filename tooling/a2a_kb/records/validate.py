@@ -11,6 +11,11 @@ kinds={"version", "source"})`` reads the files that hold them, checks their sche
 runs the rules that read nothing else (:func:`a2a_kb.records.rules.rules_for`), so a broken
 claim does not stop `a2a-kb diff`, and a broken source still does, reported as `validate`
 reports it.
+
+Why it is long: schema validation and the typed build of records are one step: what a
+failing record's schema error says (the field, the tip, the expected type) is written from
+the same schema the build reads, and the partial load of some kinds only has to leave out
+the same records in both.
 """
 
 from __future__ import annotations

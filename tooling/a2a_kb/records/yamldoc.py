@@ -12,6 +12,11 @@ missing) and built into plain Python values by hand, so that:
   and a file stops being read at its limit of values (``max_nodes``), so one hostile file
   can cost neither quadratic time nor unbounded memory;
 * timestamps stay strings, so the validator can say that 2026-02-30 is no date.
+
+Why it is long: every part of it is one pass over the composer's node tree: the builder, the
+position of each value, and each refusal (aliases, duplicate keys, depth, size, tabs,
+encoding) read the same nodes and the same limits. Split apart, a limit could be applied in
+one half and missed in the other, and the position map would have to be handed across.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from .render import (
     site_quality,
     sources,
     states,
+    structure,
     transitions,
     versions,
 )
@@ -147,6 +148,7 @@ FAMILIES: dict[str, Family] = {
         "reliability", "claims", "claims.statement", "claims.expect", "claims.quote",
         "results.verdict", "results.evidence")),
     "performance": Family(_page(paths.PERFORMANCE, performance.page), ("benchmark",)),
+    "structure": Family(lambda data, part, u: [(paths.STRUCTURE, structure.page())], ()),
     "site-quality": Family(_page(paths.SITE_QUALITY, site_quality.page), ("site_quality", "benchmark")),
 }
 

@@ -26,6 +26,10 @@ The build fingerprint covers mkdocs.yml (and the site_url it resolves), the a2a_
 theme overrides: a change to any of them renders everything. Nothing is recorded until
 :meth:`PageReuse.commit` is called after a successful build, so a page that warned (and
 failed a strict build) is never replayed without its warning.
+
+Why it is long: it is one MkDocs plugin whose hooks (page render, page template, search
+index, Jinja bytecode) share a single build fingerprint and sealed store; a hook in another
+module would need the plugin's state and could key its cache differently.
 """
 
 from __future__ import annotations

@@ -13,6 +13,11 @@ have *drifted*, which needs a person to review the change and update the pin.
 
 Nothing here prints: :class:`FetchReport` formats itself, and the CLI decides where it goes.
 The only output is the optional progress bar, drawn on a terminal and nowhere else.
+
+Why it is long: the fetch stage is one run over the pinned sources, from a mirror, the
+network or the cache, with its progress bar and report; every copy passes the same sha256
+check before it is stored, and that check, the fallbacks and the report are kept in one
+place so that no path can store an unchecked copy.
 """
 
 from __future__ import annotations

@@ -19,6 +19,11 @@ ranges never are. Outside Python, ``A2A_KB_ALLOW_LOOPBACK=1`` turns it on
 Every failure ends as a :class:`~a2a_kb.errors.FetchError` whose ``reason`` is a short
 sentence a person can act on ("HTTP 404 Not Found", "body truncated: got 100 of 400
 bytes"); the fetch stage files it under the source that asked.
+
+Why it is long: it is the one door to the network, on purpose (see above): the URL policy,
+the guarded connections, redirects, size and time limits, retries and the plain-language
+reasons for each failure belong together, so that no request can go out by a path that skips
+one of them.
 """
 
 from __future__ import annotations
@@ -43,9 +48,9 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from .. import __version__
 from ..errors import FetchError
 from ..records.urls import address_problem, is_loopback_host, url_problem
+from ..version import __version__
 
 KiB = 1024
 MiB = 1024 * KiB

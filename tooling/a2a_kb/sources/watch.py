@@ -22,6 +22,11 @@ reported with its reason and is not a finding, unless ``strict``: an outage says
 about the knowledge base, and a daily job that fails for a flaky page teaches people to
 ignore it. A page that answers 404 or 410 is ``gone``, which is a finding. A run where
 nothing at all could be consulted is an error, never an empty success.
+
+Why it is long: it builds one report, whose JSON shape the command line contract fixes, from
+three readings of upstream (tag lists, branch heads, package registries) that share the
+reader, the pins and the re-evaluation of the claims against what was read. The parts follow
+the report's order; splitting them by reading would put that one shape in several places.
 """
 
 from __future__ import annotations

@@ -17,6 +17,11 @@ binary protobuf and ProtoJSON grades (see :mod:`.oracle`).
 Both run in one Node process (``tooling/npm/api-diff/run.mjs``), installed and pinned with
 their integrity by ``make api-diff``. Disagreements kept on purpose live beside buf's in
 ``disagreements.yaml`` with their reasons.
+
+Why it is long: it holds two oracles of the same form, HTTP+JSON through openapi-diff and
+JSON-RPC through a JSON Schema comparison, each turning a version pair into documents,
+running the tool and setting its verdict beside the diff's grade; they share the tally and
+the agreement measure that the Quality page shows.
 """
 
 from __future__ import annotations

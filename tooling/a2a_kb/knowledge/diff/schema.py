@@ -5,6 +5,11 @@ definition: enum strings, required lists, property names and their types.
 Both are read into one :class:`JsonDescription`, so the same comparison covers v0.2 →
 v0.3 (two schemas), v1.0 → v1.0.1 (two ProtoJSON views) and the migration from v0.3.0's
 schema to v1.0's ProtoJSON.
+
+Why it is long: a JSON schema and a .proto read as ProtoJSON become one description and are
+compared by one function; the readers of both sides and the comparison share the definition
+type, and the comparison of v0.3.0's schema with v1.0's proto depends on the two readers
+agreeing field by field.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""State tables: one page per version, and one for the latest release with a version matrix."""
+"""State tables: one page per version, and one for the latest release with a version matrix.
+
+Why it is long: a version's state table, its diagram and the index's version matrix are
+built from the same rows, cells and citations; the matrix and the diagram are views of the
+table's rows, so they are kept with the types they read.
+"""
 
 from __future__ import annotations
 

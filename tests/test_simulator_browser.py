@@ -270,6 +270,18 @@ def test_seeking_back_and_resuming_discards_the_later_branch(room: Page) -> None
     expect(room.locator("[data-sim-records]")).not_to_contain_text("completed")
 
 
+def test_version_picker_lists_versions_newest_first_in_version_order(room: Page) -> None:
+    """The one sort of versions is a2a_kb.records.kb.version_key: the picker lists what it
+    orders, newest first (a prerelease just below its release, main on top), as the nav does."""
+    from a2a_kb.records.kb import version_key
+
+    picker = room.get_by_role("combobox", name="Specification version", exact=True)
+    values = picker.locator("option").evaluate_all("options => options.map(o => o.value)")
+    assert "1.0.0-rc" in values and "0.1.0" in values
+    assert values == sorted(values, key=version_key, reverse=True)
+    assert values.index("1.0.0-rc") == values.index("1.0.0") + 1
+
+
 def test_version_picker_switches_off_what_an_old_version_lacks(room: Page) -> None:
     room.get_by_role("combobox", name="Specification version", exact=True).select_option("0.1.0")
     gate = room.get_by_role("spinbutton", name="Require authorization before unit", exact=True)

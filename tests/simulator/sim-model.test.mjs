@@ -76,6 +76,18 @@ describe("reading the lifecycle document", () => {
     for (const version of lifecycle.versions.values()) assert.deepEqual(version.problems, []);
   });
 
+  it("lists the versions newest first in the build's version order, a prerelease before its release", () => {
+    const document = fixtureDocument();
+    const [oldest, newest] = Object.keys(document.versions);
+    const ordered = {};
+    for (const id of ["draft", oldest, "1.0.0-rc", "1.0.0", newest, "main"]) {
+      ordered[id] = document.versions[id === "draft" || id === "main" || id.startsWith("1.0.0") ? newest : id];
+    }
+    document.versions = ordered;
+    const ids = [...readLifecycle(document).versions.keys()];
+    assert.deepEqual(ids, ["main", newest, "1.0.0", "1.0.0-rc", oldest, "draft"]);
+  });
+
   it("refuses a document of another schema version, naming the field", () => {
     const document = fixtureDocument();
     document.schema_version = 2;

@@ -88,7 +88,10 @@ export function readLifecycle(document) {
   if (problems.length > 0) throw new LifecycleDataError(problems);
 
   const versions = new Map();
-  for (const id of Object.keys(document.versions).sort(newestFirst)) {
+  // The build writes the versions in version order (a2a_kb.records.kb.version_key: draft,
+  // the releases with a prerelease before its release, then main); the simulator lists them
+  // newest first, as every page of the site does, and sorts nothing itself.
+  for (const id of Object.keys(document.versions).reverse()) {
     versions.set(id, readVersion(id, document.versions[id]));
   }
   const latest = typeof document.latest === "string" ? document.latest : "";
@@ -179,24 +182,6 @@ function asArray(value, field, problems) {
 
 function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-// Release ids sort numerically, newest first; anything else (main, draft) goes last.
-function newestFirst(a, b) {
-  const pa = releaseParts(a);
-  const pb = releaseParts(b);
-  if (pa && pb) {
-    for (let i = 0; i < 3; i += 1) if (pa[i] !== pb[i]) return pb[i] - pa[i];
-    return 0;
-  }
-  if (pa) return -1;
-  if (pb) return 1;
-  return a.localeCompare(b);
-}
-
-function releaseParts(id) {
-  const match = /^v?(\d+)\.(\d+)\.(\d+)$/.exec(id);
-  return match ? match.slice(1).map(Number) : null;
 }
 
 function transitionKey(from, to) {

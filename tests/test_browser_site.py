@@ -267,6 +267,38 @@ def test_conflict_link_lands_on_its_anchor(real: Watched) -> None:
     assert not real.errors
 
 
+# Material shows "Back to top" fixed near the top of the window while a page scrolls up; a
+# link's target (a heading, a claim) must stop below it, at either width. The page is opened
+# at the anchor, as a link from elsewhere opens it, and the button shown where it would be.
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize(("path", "anchor"), [("conflicts/", "d3"), ("claims/state-set/", "")])
+def test_back_to_top_covers_no_anchor_target(browser: Any, sites: dict[str, str], width: int,
+                                             path: str, anchor: str) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    try:
+        page = context.new_page()
+        if not anchor:  # a claim, halfway down its page
+            page.goto(sites["real"] + path, wait_until="networkidle")
+            claims = page.locator("article.kb-claim[id]")
+            anchor = claims.nth(claims.count() // 2).get_attribute("id") or ""
+        page.goto(f"{sites['real']}{path}#{anchor}", wait_until="networkidle")
+        page.wait_for_function(  # landed: in view, and still for two frames
+            """id => new Promise(done => {
+                 const top = () => document.getElementById(id).getBoundingClientRect().top;
+                 const a = top(); requestAnimationFrame(() => requestAnimationFrame(() =>
+                   done(a === top() && a >= 0 && a < innerHeight))); })""", arg=anchor, timeout=10_000)
+        button = page.locator(".md-top")
+        button.evaluate("b => { b.hidden = false; }")  # as scrolling up shows it
+        target = page.locator(f"[id='{anchor}']").bounding_box()
+        cover = button.bounding_box()
+        assert target is not None and cover is not None and cover["height"] > 0
+        assert target["y"] >= cover["y"] + cover["height"], (
+            f"{path}#{anchor} at {width} px: its top is at {target['y']:.0f} px, under the button "
+            f"({cover['y']:.0f} to {cover['y'] + cover['height']:.0f} px)")
+    finally:
+        context.close()
+
+
 def test_diff_page_shows_its_changes(real: Watched) -> None:
     diffs = real.json("api/v1/diffs.json")
     expected = next(d for d in diffs["diffs"] if d["old_version"] == "0.3.0" and d["new_version"] == "1.0.0")

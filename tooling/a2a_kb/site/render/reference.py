@@ -31,7 +31,7 @@ def page() -> str:
         "from a2a_kb.project import Project",
         "from a2a_kb.records.validate import validate",
         "from a2a_kb.knowledge.check import check",
-        "from a2a_kb import states",
+        "from a2a_kb.knowledge import states",
         "",
         "kb = validate(Project.find())        # every record, with its problems",
         "result = check(kb)                    # a verdict per claim",

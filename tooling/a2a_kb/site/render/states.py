@@ -196,6 +196,11 @@ class Table:
     def binding_title(self, binding: str) -> str:
         return binding_title(binding)
 
+    def in_class(self, cls: str) -> list[Row]:
+        """The rows some source of this version gives ``cls``, in table order: the one-line
+        summary atop the table, read from the same cells the table shows."""
+        return [r for r in self.rows if cls in r.classes]
+
 
 def binding_of(data: SiteData, source_id: str) -> str:
     """The binding a source's spellings stand for (as :mod:`a2a_kb.knowledge.states` keys them)."""

@@ -891,3 +891,89 @@ def test_search_ranks_versions_and_spellings_above_transcripts(real: Watched) ->
     assert found["AUTH_REQUIRED"][:5] == found["TASK_STATE_AUTH_REQUIRED"][:5]
     _shot(page, "search-spellings")
     assert not real.outside() and not real.errors
+
+
+# The theme's own search code (lunr, in the site's worker), given the site's index and asked
+# directly: the result groups it hands the page, each a page's entries, best first.
+_ASK_THE_WORKER = """async (queries) => {
+  const config = JSON.parse(document.querySelector('#__config').textContent);
+  const worker = new Worker(config.search);
+  const index = await (await fetch('search/search_index.json')).json();
+  const next = () => new Promise(ok => worker.addEventListener('message', e => ok(e.data), {once: true}));
+  worker.postMessage({type: 0, data: {...index, options: {suggest: false}}});
+  await next();
+  const answers = {};
+  for (const query of queries) {
+    worker.postMessage({type: 2, data: query});
+    let message;
+    do { message = await next(); } while (message.type !== 3);
+    answers[query] = message.data.items.slice(0, 5).map(group => group.map(item => ({
+      location: item.location, title: item.title, text: item.text})));
+  }
+  worker.terminate();
+  return answers;
+}"""
+
+
+def _plain(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).replace("&#39;", "'").replace("&amp;", "&").split())
+
+
+def _spellings(states: dict[str, Any]) -> dict[str, set[str]]:
+    """Every spelling of every state in the site's states API, with the ways a reader
+    types a name: as is, in capitals with underscores, and as words (capitalised or not)."""
+    found: dict[str, set[str]] = {}
+    for version in states["versions"]:
+        for row in version["states"]:
+            name = row["name"]
+            found.setdefault(name, set()).update(
+                {name, name.upper().replace("-", "_"), name.replace("-", " "),
+                 name.replace("-", " ").capitalize(), *row["spellings"].values()})
+    return found
+
+
+def test_search_puts_each_state_first_in_every_spelling(real: Watched) -> None:
+    from a2a_kb.facts import canonical_state
+
+    page = real.open("")
+    spellings = _spellings(real.json("api/v1/states.json"))
+    claims = {c["id"]: c for c in real.json("api/v1/claims.json")["claims"]}
+    about: dict[str, set[str]] = {}
+    for c in claims.values():
+        head = c["subject"].split("/", 1)[0]
+        if head.startswith("TaskState.") and (state := canonical_state(head.removeprefix("TaskState."))):
+            about.setdefault(state, set()).add(c["id"])
+    form = page.evaluate("() => fetch('claims/').then(r => r.text())")
+    controls = _plain(re.search(r'<form class="kb-filters".*?</form>', form, re.S).group(0))[:40]
+    queries = sorted({q for qs in spellings.values() for q in qs})
+    answers = page.evaluate(_ASK_THE_WORKER, queries)
+    assert len(spellings) >= 9 and len(queries) >= 40, (len(spellings), len(queries))
+    for state, typed in sorted(spellings.items()):
+        for query in sorted(typed):
+            groups = answers[query]
+            where = [g[0]["location"] for g in groups]
+            print(f"search {query!r}: {where[:3]}")
+            # First: a state table, at that state's row.
+            assert re.fullmatch(rf"states/([^/#]+/)?#state-{state}", where[0]), (query, where)
+            # Within the first three: the claims index, led by a claim whose subject is the state.
+            if about.get(state):
+                led = [g[0]["location"] for g in groups[:3] if g[0]["location"].startswith("claims/#")]
+                assert led, (query, where)
+                assert led[0].removeprefix("claims/#") in about[state], (query, led)
+            # Previews are sentences, never a form's controls run together.
+            for group in groups[:3]:
+                for item in group[:3]:
+                    text = _plain(item["text"])
+                    assert controls not in text, (query, item["location"], text[:120])
+                    added = re.match(r"(states/([^/#]+/)?#state-|claims/#)", item["location"])
+                    if added:  # the entries the build adds: one sentence or more, each ended
+                        assert re.search(r"\w.*[.?!]$", text), (query, item["location"], text)
+    # What a reader sees: the first result of a search at a phone's width is the state's row.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("label.md-header__button[for=__search]").click()  # the header's search button
+    first = _search(page, "input-required")[0]
+    assert urlsplit(first).path.endswith("/states/"), first
+    teasers = page.locator(".md-search-result__article > p:not(.md-search-result__terms)").all_inner_texts()
+    assert teasers and all(controls not in " ".join(t.split()) for t in teasers)
+    _shot(page, "search-state-390")
+    assert not real.outside() and not real.errors

@@ -6,8 +6,9 @@ MkDocs calls, in order: ``on_config`` (read the KB once, render every page, expa
 ``on_files`` (add the generated pages and files), ``on_page_markdown`` (macros and the
 "Sources cited" list of each hand-written page), ``on_post_page`` and, for the 404 page,
 ``on_post_template`` (the diagram loader on the pages that have a diagram, the search
-dialog's name and worker), ``on_post_build`` (the search index's documents moved out of the
-file the theme's page script fetches), ``on_serve`` (watch the records, the captures and the
+dialog's name and worker), ``on_post_build`` (entries for state rows and claims about states
+added to the search index, whose documents are then moved out of the file the theme's page
+script fetches), ``on_serve`` (watch the records, the captures and the
 measured figures too).
 """
 
@@ -31,7 +32,7 @@ from ..diagnostics import Severity
 from ..errors import KBError
 from ..knowledge.derived import SITE_REUSE_DIR
 from ..project import Project
-from . import escape, macros, measurements, page_html, paths, vendor
+from . import escape, macros, measurements, page_html, paths, search_entries, vendor
 from .data import SiteData, collect
 from .generated import GeneratedPages, fingerprint
 from .links import Linker
@@ -148,7 +149,11 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
 
     @event_priority(-100)  # after the search plugin has written its index
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        split_search_index(Path(config.site_dir))
+        site = Path(config.site_dir)
+        if self.data is not None:
+            added = search_entries.add(site, search_entries.entries(self.data, config.use_directory_urls))
+            log.info("search: %d entries added for state rows and claims about states", added)
+        split_search_index(site)
 
     # --- the theme: its title and metadata blocks escape KB text (see escape.py) ---------------
 

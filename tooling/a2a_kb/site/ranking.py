@@ -9,6 +9,12 @@ match counts a thousand times a match in the text, and a capture's title names i
 scenario (``05-auth-required``), so a capture is boosted down by more than that factor:
 it still comes up when nothing else matches, after every page that does. Everything else
 keeps the theme's 1.
+
+A search for a state's name is answered by the rows and claims that
+:mod:`a2a_kb.site.search_entries` adds: first the row of the newest table that has the
+state (the States page, for a state of the latest release), then the claims about the
+state, then its rows in the other versions' tables. Each is a title match, so the boosts
+alone order them, and all of them come before a heading that merely holds the word.
 """
 
 from __future__ import annotations
@@ -19,6 +25,12 @@ BOOSTS = {
     "state-table": 2.0,
     "version": 2.0,
     "capture": 0.0005,
+    # A title holds a state's name once or twice (its spellings, a claim's id), and a
+    # wildcard query matches longer words too, so two title matches can differ by 2x on
+    # their words alone: each step below is a factor of two or more.
+    "state-row": 4.0,
+    "state-claim": 2.0,
+    "state-row-elsewhere": 1.0,
 }
 # A release candidate or an unreleased branch shares its number with the release
 # (``1.0.0-rc``, ``1.0.0``); a search for the number should list the release first.
@@ -31,3 +43,10 @@ def boost(kind: str, version: Version | None = None) -> float:
     if version is not None and not version.released:
         value *= _UNRELEASED
     return value
+
+
+def recency(age: int) -> float:
+    """A tie-break among pages that say the same of a state: ``age`` 0 is the newest
+    table, 1 the next older one, …; each is ranked a hundredth below the one before, far
+    less than any step of :data:`BOOSTS`."""
+    return 1.0 - min(age, 50) / 100

@@ -360,6 +360,52 @@ def test_mermaid_renders_as_svg_from_the_local_copy(real: Watched) -> None:
     assert not real.errors
 
 
+# The smallest text of each drawn diagram, in CSS pixels as Chromium lays it out: each
+# label's font size times the scale the SVG is drawn at (its width over its viewBox's).
+_DIAGRAM_TEXT_PX = """() => [...document.querySelectorAll('div.mermaid svg')].map(svg => {
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const sizes = [...svg.querySelectorAll('.nodeLabel, .edgeLabel, text')]
+    .filter(l => l.textContent.trim()).map(l => parseFloat(getComputedStyle(l).fontSize) * scale);
+  const rect = svg.getBoundingClientRect();
+  return {px: Math.min(...sizes), labels: sizes.length, right: rect.right, scroller:
+          !!svg.closest('.kb-diagram-scroll[tabindex="0"]')};
+})"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_diagram_text_is_at_least_12_px_as_drawn(browser: Any, sites: dict[str, str], width: int) -> None:
+    """Every page with a diagram, at a phone's width and a desktop's: no label is drawn
+    smaller than 12 px (a left-to-right diagram scaled into 358 px drew 7 px), and a diagram
+    wider than the page sits in a region a keyboard can scroll."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    pages = ["transitions/", *(f"states/{v}/" for v in _state_versions(context, sites["real"]))]
+    try:
+        for path in pages:
+            page.goto(sites["real"] + path, wait_until="networkidle")
+            diagrams = page.locator("div.kb-diagram, div.mermaid")
+            assert diagrams.count() >= 1, path
+            page.locator("div.kb-diagram, div.mermaid").first.scroll_into_view_if_needed()
+            page.wait_for_function("() => !document.querySelector('div.kb-diagram') && "
+                                   "[...document.querySelectorAll('div.mermaid svg')].length", timeout=20000)
+            drawn = page.evaluate(_DIAGRAM_TEXT_PX)
+            print(f"{width} px {path}: {[round(d['px'], 1) for d in drawn]}")
+            for d in drawn:
+                assert d["labels"] > 3 and d["px"] >= 12, (path, width, d)
+                assert d["right"] <= width or d["scroller"], (path, width, d)
+        _shot(page, f"diagram-text-{width}")
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def _state_versions(context: Any, base: str) -> list[str]:
+    states = context.request.get(base + "api/v1/states.json").json()
+    return [v["version"] for v in states["versions"]]
+
+
 def test_search_finds_auth_required_offline(real: Watched) -> None:
     page = real.open("")
     page.locator("label.md-search__icon, .md-search__input").first.click()
@@ -475,13 +521,45 @@ def test_python_api_page_is_whole_in_the_browser(real: Watched, sites: dict[str,
     assert written > 60
     assert page.locator(".doc-heading").count() == written
     for module, _ in PUBLIC_MODULES:
-        assert page.locator(f"[id='{module.replace('.', '-')}']").count() == 1, module
+        assert page.locator(f"[id='{module}']").count() == 1, module
     assert page.locator("footer.md-footer").is_visible()
     assert page.evaluate("() => typeof document$ !== 'undefined'"), "the theme's script did not run"
     assert page.locator("div.md-search[role=dialog]").get_attribute("aria-label") == "Search the site"
     # Placeholders in docstrings read as text.
     assert "<title slug>" in page.locator("article").inner_text()
     assert page.locator("body title, article title").count() == 0
+    assert not real.errors, real.errors
+
+
+_SPHINX_ROLE = re.compile(r":(?:class|func|meth|data|mod|attr|exc|obj|ref|const):`?")
+
+
+def test_python_api_page_renders_its_docstrings(real: Watched) -> None:
+    """What a reader sees of the docstrings, as Chromium lays them out: no Sphinx role or
+    reStructuredText left as text, examples in code blocks, the table of fact kinds a
+    table, and each cross-reference a link to an element of the page."""
+    page = real.open("reference/python/")
+    article = page.locator("article")
+    # Text outside code: what reads as prose.
+    prose = article.evaluate("""a => { const c = a.cloneNode(true);
+        c.querySelectorAll('pre, code').forEach(e => e.remove()); return c.innerText; }""")
+    assert not _SPHINX_ROLE.search(prose), _SPHINX_ROLE.search(prose)
+    for leftover in (">>>", "``", "&lt;", "&gt;", "======", "][a2a_kb"):
+        assert leftover not in prose, (leftover, prose[max(0, prose.find(leftover) - 80):][:160])
+    # Examples: each ">>>" is in a highlighted code block, none in a paragraph.
+    examples = page.locator("article .highlight pre").filter(has_text=">>>")
+    assert examples.count() >= 3  # in the documented modules: version_key, canonical_state …
+    assert page.locator("article p").filter(has_text=">>>").count() == 0
+    # The fact kinds: a table with a row per kind (the registry test reads the same table).
+    kinds = page.locator("article table").filter(has_text="enum-values").locator("tbody tr")
+    assert kinds.count() >= 60
+    assert kinds.first.locator("td").first.inner_text().strip() == "enum-values"
+    # Cross-references: links, each to an element that is on the page.
+    links = article.locator("a.autorefs-internal").evaluate_all("as => as.map(a => a.getAttribute('href'))")
+    assert len(links) >= 8, links
+    for href in links:
+        target = href.split("#", 1)[1]
+        assert page.locator(f"[id='{target}']").count() == 1, href
     assert not real.errors, real.errors
 
 

@@ -390,13 +390,24 @@ def test_every_fact_points_at_the_lines_that_say_it() -> None:
 
 
 def _documented_kinds() -> set[str]:
-    """The first column of the table in a2a_kb.facts' docstring."""
+    """The first column of the Markdown table in a2a_kb.facts' docstring, read by a
+    Markdown parser (markdown-it-py, with its table rule)."""
+    from markdown_it import MarkdownIt
+
     import a2a_kb.facts
 
-    lines = (a2a_kb.facts.__doc__ or "").splitlines()
-    rules = [i for i, line in enumerate(lines) if line.startswith("=====")]
-    body = lines[rules[1] + 1 : rules[2]]  # between the header's rule and the closing one
-    return {line.split()[0] for line in body if line.strip() and not line.startswith(" ")}
+    tokens = MarkdownIt("commonmark").enable("table").parse(a2a_kb.facts.__doc__ or "")
+    kinds, column, in_body = set(), 0, False
+    for token in tokens:
+        if token.type in ("tbody_open", "tbody_close"):
+            in_body = token.type == "tbody_open"
+        elif token.type == "tr_open":
+            column = 0
+        elif token.type == "td_open":
+            column += 1
+        elif in_body and column == 1 and token.type == "inline":
+            kinds.add(token.content.strip("`"))
+    return kinds
 
 
 def test_every_kind_an_extractor_emits_is_in_the_facts_table() -> None:

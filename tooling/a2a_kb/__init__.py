@@ -9,7 +9,7 @@ The Python API mirrors the command line::
     changes = a2a_kb.compare(kb, "0.3.0", "1.0.0")
 
 The names differ from the submodules (check, states, diff) on purpose. Imports are
-deferred so that light commands (``a2a-kb query``) start fast.
+deferred so that light commands (`a2a-kb query`) start fast.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
 
 def load(root: str | Path | None = None) -> KnowledgeBase:
-    """Load and validate the knowledge base at ``root`` (default: found from the cwd).
+    """Load and validate the knowledge base at `root` (default: found from the cwd).
 
-    Problems in the records do not raise: they are in ``kb.problems`` as diagnostics.
+    Problems in the records do not raise: they are in `kb.problems` as diagnostics.
     """
     from .project import Project
     from .records.validate import validate
@@ -39,21 +39,22 @@ def load(root: str | Path | None = None) -> KnowledgeBase:
 
 
 def verdicts(kb: KnowledgeBase, *, strict: bool = False) -> CheckResult:
-    """Compute every claim's verdict against the cached sources (see :mod:`a2a_kb.knowledge.check`)."""
+    """Compute every claim's verdict against the cached sources (see
+    [`a2a_kb.knowledge.check`][a2a_kb.knowledge.check])."""
     from .knowledge.check import check as run
 
     return run(kb, strict=strict)
 
 
 def state_table(kb: KnowledgeBase, version: str = "latest") -> dict[str, Any]:
-    """The TaskState table of ``version``: numbers, spellings per binding, class per source."""
+    """The TaskState table of `version`: numbers, spellings per binding, class per source."""
     from .knowledge.states import state_table as table
 
     return table(kb, version)
 
 
 def compare(kb: KnowledgeBase, old: str, new: str) -> DiffResult:
-    """Every lifecycle change between two versions (see :mod:`a2a_kb.knowledge.diff`)."""
+    """Every lifecycle change between two versions (see [`a2a_kb.knowledge.diff`][a2a_kb.knowledge.diff])."""
     from .knowledge.diff import diff as run
 
     return run(kb, old, new)

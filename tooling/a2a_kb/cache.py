@@ -7,13 +7,13 @@ Layout under the cache directory (sources/cache/ by default, gitignored)::
     lock                    held (flock) by a process that writes the index
 
 Blobs are written to a temporary file in the same directory and published with
-``os.replace``, so a reader sees either no blob or a whole one; a blob whose bytes do not
+`os.replace`, so a reader sees either no blob or a whole one; a blob whose bytes do not
 hash to its name is never trusted. The index is replaced the same way, under a lock, so
 two fetches at once leave it consistent. A failed fetch never touches the last good copy.
 
 Data derived from the cache (the facts of each blob, the query index, the site's reuse
-records) is written *sealed* (:func:`write_sealed`): the file starts with the sha256 of
-its payload, and :func:`read_sealed` hands back the payload only while it still hashes to
+records) is written *sealed* (`write_sealed`): the file starts with the sha256 of
+its payload, and `read_sealed` hands back the payload only while it still hashes to
 that seal. One flipped byte makes a derived file unreadable, so it is rebuilt from its
 inputs instead of being believed.
 """
@@ -60,7 +60,7 @@ def sha256_of(data: bytes) -> str:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, whole."""
+    """Write `data` to `path` so that readers see the old file or the new one, whole."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # The writer's pid in the name lets a later run tell an orphan (its writer was killed)
     # from a write still in progress; see Cache.sweep().
@@ -91,12 +91,12 @@ _SEAL_LINE = len(SEAL_TAG) + 1 + 64 + 1
 
 
 def sealed(payload: bytes) -> bytes:
-    """``payload`` behind a first line that carries its keyed seal."""
+    """`payload` behind a first line that carries its keyed seal."""
     return SEAL_TAG + b" " + mac(payload).encode("ascii") + b"\n" + payload
 
 
 def unsealed(data: bytes) -> bytes | None:
-    """The payload of sealed ``data``, or None when the seal is missing or does not match
+    """The payload of sealed `data`, or None when the seal is missing or does not match
     (written by another machine or tool, damaged, or of the old unkeyed kind)."""
     if len(data) < _SEAL_LINE or not data.startswith(SEAL_TAG + b" "):
         return None
@@ -108,7 +108,7 @@ def unsealed(data: bytes) -> bytes | None:
 
 
 def write_sealed(path: Path, payload: bytes) -> None:
-    """Write derived data so that any later change to it is noticed (see :func:`read_sealed`)."""
+    """Write derived data so that any later change to it is noticed (see `read_sealed`)."""
     atomic_write(path, sealed(payload))
 
 
@@ -122,7 +122,7 @@ def read_sealed(path: Path) -> bytes | None:
 
 
 def sweep_damaged(paths: Iterator[Path] | list[Path]) -> list[Path]:
-    """Delete the sealed files among ``paths`` whose seal no longer matches; return them.
+    """Delete the sealed files among `paths` whose seal no longer matches; return them.
 
     A missing or unreadable file is not damage. What is removed is derived data: the next
     reader rebuilds it from its inputs.
@@ -253,7 +253,7 @@ class Cache:
     def sweep(self) -> list[Path]:
         """Delete the temporary files of writers that died mid-write; return what went.
 
-        A kill -9 between ``mkstemp`` and ``os.replace`` leaves a hidden temporary file
+        A kill -9 between `mkstemp` and `os.replace` leaves a hidden temporary file
         that nothing reads. One whose writer is still running is left alone. (Pids are only
         meaningful on one machine: a cache is not shared between machines.)
         """

@@ -1,25 +1,25 @@
 """Writing the records: one writer at a time, and every change whole or not at all.
 
 `pin`, `add-version` and `capture` read record files, decide, and write some back. Two of
-them at once used to lose a write: each read ``sources/primary.yaml``, changed its copy and
+them at once used to lose a write: each read `sources/primary.yaml`, changed its copy and
 replaced the file, so the second replacement dropped the first one's change while both
-said they had written it. And `add-version` writes two files (``versions.yaml`` and
-``primary.yaml``): a kill between the two left a version with no sources.
+said they had written it. And `add-version` writes two files (`versions.yaml` and
+`primary.yaml`): a kill between the two left a version with no sources.
 
-So every command that writes ``sources/``, ``claims/`` or ``captures/`` does its whole
-read-decide-write inside :func:`records_lock`, an exclusive ``flock`` on
-``.cache/records.lock``; a second writer waits for it (and says so), or gives up after
-``A2A_KB_LOCK_WAIT`` seconds with a message naming the holder. The files of one change go
-through :func:`commit`:
+So every command that writes `sources/`, `claims/` or `captures/` does its whole
+read-decide-write inside `records_lock`, an exclusive `flock` on
+`.cache/records.lock`; a second writer waits for it (and says so), or gives up after
+`A2A_KB_LOCK_WAIT` seconds with a message naming the holder. The files of one change go
+through `commit`:
 
 1. each new file is written beside its target as a temporary file and flushed to disk;
-2. a journal (``.cache/records.journal``) lists the renames, written atomically;
+2. a journal (`.cache/records.journal`) lists the renames, written atomically;
 3. the temporary files are renamed over their targets;
 4. the journal is removed.
 
 A process killed before step 2 leaves only temporary files, which the next writer removes;
 killed after it, the journal names renames whose files are all complete, and the next
-writer, or the next command that loads the records (:func:`recover`), finishes them. Either
+writer, or the next command that loads the records (`recover`), finishes them. Either
 way the records are the old set or the new set, never a mix.
 """
 
@@ -66,7 +66,7 @@ def records_lock(root: Path, command: str,
                  on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold the project's write lock for the block; finish or clear what a killed writer left.
 
-    ``command`` names the holder in another writer's message. ``on_wait`` is told, once,
+    `command` names the holder in another writer's message. `on_wait` is told, once,
     who holds the lock when this call has to wait for it."""
     path = root / LOCK
     try:
@@ -177,9 +177,9 @@ def _write_temp(target: Path, data: bytes) -> Path:
 
 
 def commit(root: Path, changes: dict[Path, bytes]) -> None:
-    """Replace every file of ``changes`` (paths under ``root``) together: after a kill at any
+    """Replace every file of `changes` (paths under `root`) together: after a kill at any
     moment the next writer or reader finds all of them old or all of them new. Call it
-    inside :func:`records_lock`."""
+    inside `records_lock`."""
     if not changes:
         return
     temps: list[tuple[Path, Path]] = []

@@ -82,8 +82,8 @@ def too_many(path: str, shown: int, unchecked: int) -> Diagnostic:
 
 
 def shown(diagnostics: list[Diagnostic], limit: int = MAX_SHOWN) -> tuple[list[Diagnostic], int]:
-    """What a printout shows of ``diagnostics``: at most :data:`MAX_PER_FILE` per file and
-    ``limit`` in all, the errors first, in file order; and how many it leaves out."""
+    """What a printout shows of `diagnostics`: at most `MAX_PER_FILE` per file and
+    `limit` in all, the errors first, in file order; and how many it leaves out."""
     ordered = sorted(diagnostics, key=lambda d: (d.severity is not Severity.ERROR, *sort_key(d)))
     kept: list[Diagnostic] = []
     per_file: dict[str, int] = {}

@@ -1,7 +1,7 @@
 """The exceptions a2a-kb raises for broken set-up.
 
 Problems in the data (a claim with an unknown source, a quote that is gone) are
-:class:`~a2a_kb.diagnostics.Diagnostic` values, collected and reported together.
+`Diagnostic` values, collected and reported together.
 Exceptions are for what stops a run: a missing cache, a bad flag, a failed build.
 The CLI turns each into a message and an exit code; nothing here prints.
 """
@@ -40,7 +40,7 @@ DISK_ERRNOS = frozenset({errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, 
 
 
 def disk_error(error: OSError) -> DiskError | None:
-    """The :class:`DiskError` that ``error`` is, or None when it is another kind of failure."""
+    """The `DiskError` that `error` is, or None when it is another kind of failure."""
     if error.errno not in DISK_ERRNOS:
         return None
     # A copy or a rename names its source first and its destination second: the disk that

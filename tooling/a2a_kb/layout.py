@@ -2,7 +2,7 @@
 
 The one place for these rules. Its own small module so that the warm path of
 `a2a-kb query`, which only needs to know whether any record file changed, imports
-nothing else of the package; :class:`~a2a_kb.project.Project` uses the same functions.
+nothing else of the package; [`Project`][a2a_kb.project.Project] uses the same functions.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 
 def record_files_in(*folders: Path) -> list[Path]:
-    """The record files of ``folders``, folder by folder: in each, the ``*.yaml`` files by
-    name, then the ``*.yml`` files (hidden files included, as ``Path.glob`` has them)."""
+    """The record files of `folders`, folder by folder: in each, the `*.yaml` files by
+    name, then the `*.yml` files (hidden files included, as `Path.glob` has them)."""
     files: list[Path] = []
     for folder in folders:
         try:
@@ -28,7 +28,7 @@ def record_files_in(*folders: Path) -> list[Path]:
 
 
 def find_root(start: Path | None = None) -> Path | None:
-    """The nearest folder at or above ``start`` (default: $A2A_KB_ROOT, else the cwd) that
+    """The nearest folder at or above `start` (default: $A2A_KB_ROOT, else the cwd) that
     has claims/ and sources/, or None."""
     env = os.environ.get("A2A_KB_ROOT")
     here = (start or (Path(env) if env else Path.cwd())).resolve()
@@ -39,6 +39,6 @@ def find_root(start: Path | None = None) -> Path | None:
 
 
 def cache_dir(root: Path) -> Path:
-    """The source cache: $A2A_KB_CACHE, else sources/cache/ under ``root``."""
+    """The source cache: $A2A_KB_CACHE, else sources/cache/ under `root`."""
     override = os.environ.get("A2A_KB_CACHE")
     return Path(override) if override else root / "sources" / "cache"

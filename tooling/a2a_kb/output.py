@@ -2,8 +2,8 @@
 makes text safe to show on a terminal.
 
 Record text, file names, source text and command-line arguments all end up on someone's
-terminal. :func:`terminal_safe` is the single door for text going there: every command's
-output and every error message pass through it (the CLI's ``emit`` and ``say``), so an
+terminal. `terminal_safe` is the single door for text going there: every command's
+output and every error message pass through it (the CLI's `emit` and `say`), so an
 escape sequence in a record can neither clear a screen, rewrite a line, retitle a window
 nor hide text behind a right-to-left override.
 """
@@ -32,7 +32,7 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with every character that drives a terminal shown as a ``\\uXXXX`` escape."""
+    """`text` with every character that drives a terminal shown as a `\\uXXXX` escape."""
     return _UNSAFE.sub(_escaped, text)
 
 
@@ -40,10 +40,10 @@ _LINE_BREAKS = re.compile("[\t\n\r\u2028\u2029]")
 
 
 def one_line(text: str) -> str:
-    """``text`` as one line of a report: terminal controls and every line break escaped.
+    """`text` as one line of a report: terminal controls and every line break escaped.
 
     A report that prints text from upstream (a tag name, a page's words) line by line must
-    not let that text start a line of its own: a line that reads ``::error …`` is a command
+    not let that text start a line of its own: a line that reads `::error …` is a command
     to a CI runner, and one that reads ```` ``` ```` closes a Markdown fence."""
     return _LINE_BREAKS.sub(_escaped, terminal_safe(text))
 

@@ -53,7 +53,7 @@ class Project:
 
     @classmethod
     def find(cls, start: Path | None = None) -> Project:
-        """The project containing ``start`` (default: $A2A_KB_ROOT, else the cwd)."""
+        """The project containing `start` (default: $A2A_KB_ROOT, else the cwd)."""
         root = layout.find_root(start)
         if root is not None:
             return cls.at(root)

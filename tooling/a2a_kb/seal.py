@@ -4,8 +4,8 @@ Derived data (facts, what the diff read from a schema, compiled descriptors, the
 index, the site's page reuse records) used to carry the sha256 of its contents. That finds a
 torn write or a flipped bit, but anything that can write the file can also write a new
 sha256: a facts file rewritten with its seal recomputed was used as it was. Each seal is now
-a keyed BLAKE2b MAC (:func:`mac`) under a secret that lives outside the cache, in
-``$XDG_STATE_HOME/a2a-kb/seal.key`` (``~/.local/state/a2a-kb/seal.key``; ``A2A_KB_SEAL_KEY``
+a keyed BLAKE2b MAC (`mac`) under a secret that lives outside the cache, in
+`$XDG_STATE_HOME/a2a-kb/seal.key` (`~/.local/state/a2a-kb/seal.key`; `A2A_KB_SEAL_KEY`
 names another file), made once per user and machine with 32 random bytes.
 
 What that covers: a derived file written anywhere but by a2a-kb on this machine — a cache
@@ -78,5 +78,5 @@ def key() -> bytes:
 
 
 def mac(data: bytes) -> str:
-    """The keyed seal of ``data``: 64 hex digits."""
+    """The keyed seal of `data`: 64 hex digits."""
     return blake2b(data, key=key(), digest_size=32).hexdigest()

@@ -52,23 +52,69 @@
     return loading;
   }
 
+  // The smallest text a diagram may show, in CSS pixels as drawn. Mermaid scales a diagram
+  // down to the width of its column, and a left-to-right state diagram of 800 units at a
+  // phone's 358 px drew its labels at 7 px. Such a diagram is drawn again top to bottom,
+  // which fits a phone at full size; one still too wide scrolls sideways at a readable size.
+  var MIN_TEXT_PX = 12;
+  var LEFT_TO_RIGHT = /^(\s*)direction LR\s*$/m;  // the first: the diagram's own direction
+
+  function textPx(figure) {
+    var svg = figure.querySelector("svg");
+    var box = svg && svg.viewBox && svg.viewBox.baseVal;
+    if (!box || !box.width) return Infinity;
+    var scale = svg.getBoundingClientRect().width / box.width;
+    var smallest = Infinity;
+    figure.querySelectorAll(".nodeLabel, .edgeLabel, text").forEach(function (label) {
+      var size = parseFloat(getComputedStyle(label).fontSize);
+      if (size && label.textContent.trim()) smallest = Math.min(smallest, size);
+    });
+    return smallest * scale;
+  }
+
+  function render(source) {
+    drawn += 1;
+    return window.mermaid.render("kb-diagram-" + drawn, source).then(function (result) {
+      var figure = document.createElement("div");
+      figure.className = "mermaid kb-diagram-drawn";
+      figure.innerHTML = result.svg; // Mermaid's own SVG, from a build-made source
+      return figure;
+    });
+  }
+
   function draw(pre) {
     if (pre.getAttribute("data-state")) return;
     pre.setAttribute("data-state", "drawing");
     var source = pre.textContent;
     var label = pre.getAttribute("aria-label") || "State diagram";
+    var shown = pre;
+    function show(figure) {
+      figure.setAttribute("role", "img");
+      figure.setAttribute("aria-label", label);
+      shown.replaceWith(figure);
+      shown = figure;
+      return figure;
+    }
     loadMermaid()
-      .then(function () {
-        drawn += 1;
-        return window.mermaid.render("kb-diagram-" + drawn, source);
+      .then(function () { return render(source); })
+      .then(function (figure) {
+        show(figure);
+        if (textPx(figure) >= MIN_TEXT_PX || !LEFT_TO_RIGHT.test(source)) return figure;
+        return render(source.replace(LEFT_TO_RIGHT, "$1direction TB")).then(show);
       })
-      .then(function (result) {
-        var figure = document.createElement("div");
-        figure.className = "mermaid kb-diagram-drawn";
-        figure.setAttribute("role", "img");
-        figure.setAttribute("aria-label", label);
-        figure.innerHTML = result.svg; // Mermaid's own SVG, from a build-made source
-        pre.replaceWith(figure);
+      .then(function (figure) {
+        var px = textPx(figure);
+        if (px >= MIN_TEXT_PX) return;
+        // Still too small: drawn at a readable size, in a region that scrolls sideways.
+        var svg = figure.querySelector("svg");
+        svg.style.minWidth = Math.ceil(svg.getBoundingClientRect().width * MIN_TEXT_PX / px) + "px";
+        var region = document.createElement("div");
+        region.className = "kb-diagram-scroll";
+        region.setAttribute("role", "region");
+        region.setAttribute("tabindex", "0");
+        region.setAttribute("aria-label", label + " (scrolls sideways)");
+        figure.replaceWith(region);
+        region.appendChild(figure);
       })
       .catch(function (error) {
         pre.setAttribute("data-state", "failed");

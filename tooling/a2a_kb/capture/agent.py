@@ -1,14 +1,14 @@
-"""The scripted agent the capture scenarios drive: an SDK ``AgentExecutor`` with set moves.
+"""The scripted agent the capture scenarios drive: an SDK `AgentExecutor` with set moves.
 
-The first text part of a new task's message names a script (``script:complete``,
-``script:ask-input`` …); the agent plays it with the SDK's own ``TaskUpdater`` and event
+The first text part of a new task's message names a script (`script:complete`,
+`script:ask-input` …); the agent plays it with the SDK's own `TaskUpdater` and event
 queue, so everything on the wire is what the SDK makes of a real agent's events. A task
 that is waiting for input or for auth resumes with the same moves whatever its script:
 working, one artifact that echoes the answer, completed.
 
 Nothing here sleeps. Where a scenario needs the agent to hold still (a task that must
 still be working when the client polls or cancels it), the agent waits on a named
-:class:`Gates` gate that the runner opens from its own thread, or on a gate nobody opens.
+`Gates` gate that the runner opens from its own thread, or on a gate nobody opens.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class Gates:
     """Named one-shot gates: the agent waits on one, the runner opens it from another thread.
 
     The events live on the server's event loop (asyncio events are not thread-safe), so
-    :meth:`open` hands the work to that loop instead of touching an event itself.
+    `open` hands the work to that loop instead of touching an event itself.
     """
 
     def __init__(self) -> None:
@@ -76,10 +76,11 @@ def _text(context: RequestContext) -> str:
 def script_of(text: str) -> tuple[str, dict[str, str]]:
     """The script a message names, and its options.
 
-    >>> script_of("script:gated gate=02")
-    ('gated', {'gate': '02'})
-    >>> script_of("blue")
-    ('', {})
+    Examples:
+        >>> script_of("script:gated gate=02")
+        ('gated', {'gate': '02'})
+        >>> script_of("blue")
+        ('', {})
     """
     words = text.split()
     if not words or not words[0].startswith("script:"):

@@ -1,18 +1,18 @@
 """The SDK builds the capture kit runs, one adapter each, and how each one is started.
 
 Every build runs the same scenarios with an equivalent scripted agent inside the SDK's own
-JSON-RPC server on 127.0.0.1, and writes its transcripts to ``captures/<key>/``:
+JSON-RPC server on 127.0.0.1, and writes its transcripts to `captures/<key>/`:
 
-- ``a2a-sdk-1.3.0``: the Python SDK of the main environment, in this process
-  (:mod:`.server`, :mod:`.agent`);
-- ``a2a-sdk-0.3``: a release of the Python SDK's 0.3 line, in its own virtual environment
-  (``.cache/sdk/a2a-sdk-0.3``), running ``tooling/capture-agents/a2a_sdk_03_agent.py``;
-- ``a2a-js-sdk-1.3.0``: ``@a2a-js/sdk``, installed pinned in ``tooling/npm/a2a-js-sdk`` and
-  run by Node with the ``scripted-agent.mjs`` beside it.
+- `a2a-sdk-1.3.0`: the Python SDK of the main environment, in this process
+  (`server`, `agent`);
+- `a2a-sdk-0.3`: a release of the Python SDK's 0.3 line, in its own virtual environment
+  (`.cache/sdk/a2a-sdk-0.3`), running `tooling/capture-agents/a2a_sdk_03_agent.py`;
+- `a2a-js-sdk-1.3.0`: `@a2a-js/sdk`, installed pinned in `tooling/npm/a2a-js-sdk` and
+  run by Node with the `scripted-agent.mjs` beside it.
 
-An out-of-process agent prints ``LISTENING <port> <sdk version>`` when it is ready and opens
-a gate on ``POST /_capture/gates/<name>``. The version it reports goes into each
-transcript's header, so a different release fails ``capture --check``.
+An out-of-process agent prints `LISTENING <port> <sdk version>` when it is ready and opens
+a gate on `POST /_capture/gates/<name>`. The version it reports goes into each
+transcript's header, so a different release fails `capture --check`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ _START_SECONDS = 30.0
 class Build:
     """One SDK release the scenarios run against."""
 
-    key: str  # the folder under captures/, and the name ``--sdk`` takes
+    key: str  # the folder under captures/, and the name `--sdk` takes
     package: str  # as its registry names it
     repository: str  # the SDK's repository (a2a-python, a2a-js): its column in the matrix
     pinned: str  # the release the project installs
@@ -84,7 +84,7 @@ BUILDS: tuple[Build, ...] = (
 
 
 def select_builds(keys: list[str] | None) -> list[Build]:
-    """The builds ``keys`` names (all when None); an unknown key is a usage error."""
+    """The builds `keys` names (all when None); an unknown key is a usage error."""
     if not keys:
         return list(BUILDS)
     known = {b.key: b for b in BUILDS}
@@ -121,7 +121,7 @@ class Running:
 
 @contextlib.contextmanager
 def run_out_of_process(build: Build, root: Path) -> Iterator[Running]:
-    """Start the build's agent, wait for its ``LISTENING`` line, stop it on the way out."""
+    """Start the build's agent, wait for its `LISTENING` line, stop it on the way out."""
     program = build.command[0]
     executable = root / program if "/" in program else program
     script = root / build.command[1]

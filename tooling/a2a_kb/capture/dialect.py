@@ -1,11 +1,11 @@
 """How one protocol version spells the JSON-RPC calls the scenarios make.
 
-Scenarios speak in the operations of A2A 1.0 (``SendMessage``, ``GetTask``, ``CancelTask``,
-``SubscribeToTask`` …). A :class:`Dialect` turns each into the method name, parameters and
-message shape of the protocol an SDK build serves: 1.0 as is, or 0.3 (``message/send``,
-``tasks/get``, ``kind``-tagged parts, ``blocking: false`` for a non-blocking send).
-Replies are read the same way for both: a task is found by its ``id``, an update by its
-``taskId``, and a state is compared in its canonical spelling.
+Scenarios speak in the operations of A2A 1.0 (`SendMessage`, `GetTask`, `CancelTask`,
+`SubscribeToTask` …). A `Dialect` turns each into the method name, parameters and
+message shape of the protocol an SDK build serves: 1.0 as is, or 0.3 (`message/send`,
+`tasks/get`, `kind`-tagged parts, `blocking: false` for a non-blocking send).
+Replies are read the same way for both: a task is found by its `id`, an update by its
+`taskId`, and a state is compared in its canonical spelling.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class Dialect:
     methods: dict[str, str] = field(default_factory=dict)  # 1.0 operation → method; absent: same
 
     def method(self, operation: str) -> str | None:
-        """The method that carries ``operation``, or None when the protocol has none."""
+        """The method that carries `operation`, or None when the protocol has none."""
         if not self.methods:
             return operation
         return self.methods.get(operation)
@@ -47,8 +47,8 @@ class Dialect:
         return message
 
     def state_name(self, canonical: str) -> str:
-        """How this protocol spells a state on the wire (``TASK_STATE_INPUT_REQUIRED`` or
-        ``input-required``), for notes that name one."""
+        """How this protocol spells a state on the wire (`TASK_STATE_INPUT_REQUIRED` or
+        `input-required`), for notes that name one."""
         if self.version == "0.3":
             return canonical
         return "TASK_STATE_" + canonical.upper().replace("-", "_")

@@ -2,11 +2,11 @@
 
 The server and the agent mint UUIDs for tasks, contexts, messages and artifacts. Each
 distinct UUID gets a placeholder named for the role it first appears in (the JSON key it is
-the value of) and numbered in order of first appearance: ``task-1``, ``context-1``,
-``message-1``, ``artifact-1``; a UUID first met inside prose is ``id-1``. Every later
+the value of) and numbered in order of first appearance: `task-1`, `context-1`,
+`message-1`, `artifact-1`; a UUID first met inside prose is `id-1`. Every later
 occurrence, in any string, gets the same placeholder, so an error message that names a
-task still points at the right one. Timestamps become ``<timestamp>`` and a port of
-127.0.0.1 becomes ``<port>``. Ids the client chose itself are left alone.
+task still points at the right one. Timestamps become `<timestamp>` and a port of
+127.0.0.1 becomes `<port>`. Ids the client chose itself are left alone.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class Normalizer:
 
 
 def normalize(transcript: Transcript) -> Transcript:
-    """A copy of ``transcript`` with generated ids, timestamps and ports made stable."""
+    """A copy of `transcript` with generated ids, timestamps and ports made stable."""
     names = Normalizer()
     entries = []
     for entry in transcript.entries:

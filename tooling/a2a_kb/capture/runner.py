@@ -162,13 +162,13 @@ def _settle(path: Path, name: str, text: str, check: bool) -> ScenarioOutcome:
 def run_captures(
     captures_dir: Path, check: bool, only: list[str] | None = None, sdks: list[str] | None = None,
 ) -> CaptureReport:
-    """Drive each SDK build through the scenarios; write transcripts, or compare when ``check``.
+    """Drive each SDK build through the scenarios; write transcripts, or compare when `check`.
 
-    Each build's transcripts are in ``captures_dir/<build key>/``. ``only`` limits the run to
-    some scenarios (full names like ``04-input-required`` or numbers like ``04``), ``sdks``
+    Each build's transcripts are in `captures_dir/<build key>/`. `only` limits the run to
+    some scenarios (full names like `04-input-required` or numbers like `04`), `sdks`
     to some builds (their keys). The in-process agent's variant comes from
-    $A2A_KB_CAPTURE_AGENT_VARIANT (unset means ``standard``); any other variant exists to
-    show that ``check`` notices a change in behaviour. Raises ConfigurationError when an SDK
+    $A2A_KB_CAPTURE_AGENT_VARIANT (unset means `standard`); any other variant exists to
+    show that `check` notices a change in behaviour. Raises ConfigurationError when an SDK
     is missing, a name is unknown, or a server cannot start; differences are outcomes.
     """
     builds = select_builds(sdks)  # a usage error is said before anything needs the SDK

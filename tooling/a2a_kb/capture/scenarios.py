@@ -1,6 +1,6 @@
 """The lifecycle paths the capture kit records, one small function each.
 
-A scenario's name is its transcript's file name without ``.http``; its title heads the
+A scenario's name is its transcript's file name without `.http`; its title heads the
 transcript. Each one starts its own tasks, so all of them can share one server.
 """
 
@@ -255,7 +255,7 @@ SCENARIOS: tuple[Scenario, ...] = (
 
 
 def select(only: list[str] | None) -> tuple[list[Scenario], list[str]]:
-    """The scenarios named by ``only`` (full names or their numbers), and unknown names."""
+    """The scenarios named by `only` (full names or their numbers), and unknown names."""
     if not only:
         return list(SCENARIOS), []
     chosen: list[Scenario] = []

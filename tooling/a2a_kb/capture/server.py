@@ -3,7 +3,7 @@
 The app is assembled the way the SDK's documentation assembles one: its JSON-RPC routes
 around its default request handler and in-memory task store. The only setting that is not
 a default is the request context builder, which is told to hand the agent the tasks a
-message names in ``referenceTaskIds`` so the follow-up scenario can show what it saw.
+message names in `referenceTaskIds` so the follow-up scenario can show what it saw.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def captured_server_log() -> Iterator[ServerLog]:
 
 
 class LocalServer:
-    """uvicorn serving ``app`` on a free port of 127.0.0.1 from a daemon thread."""
+    """uvicorn serving `app` on a free port of 127.0.0.1 from a daemon thread."""
 
     def __init__(self, app: Starlette) -> None:
         self._server = uvicorn.Server(

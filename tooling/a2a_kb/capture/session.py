@@ -1,7 +1,7 @@
 """The recording client a scenario drives: JSON-RPC calls and streams, written down in order.
 
-Every call goes through :class:`Session`, which numbers it (the number is also its JSON-RPC
-id), sends it over the :mod:`~a2a_kb.capture.wire`, and appends the request and what came
+Every call goes through `Session`, which numbers it (the number is also its JSON-RPC
+id), sends it over the `wire`, and appends the request and what came
 back to the scenario's transcript exactly when the scenario observes it. A poll records
 only its last reply: how many polls it takes depends on timing, what it ends on does not.
 """
@@ -48,7 +48,7 @@ def _parsed(text: str) -> Any:
 
 
 def inner_result(body: Any) -> dict[str, Any]:
-    """The object a body is about: SendMessage's ``task``, an event's update, or a bare Task."""
+    """The object a body is about: SendMessage's `task`, an event's update, or a bare Task."""
     result = result_of(body)
     if not isinstance(result, dict):
         return {}
@@ -66,7 +66,7 @@ def task_ids(body: Any) -> tuple[str, str]:
 
 
 def _state(body: Any) -> str:
-    """The canonical state a body shows (``input-required``), or ''."""
+    """The canonical state a body shows (`input-required`), or ''."""
     status = inner_result(body).get("status")
     raw = str(status.get("state", "")) if isinstance(status, dict) else ""
     return canonical_state(raw) or raw
@@ -156,7 +156,7 @@ class Session:
         return self.call("CancelTask", {"id": task_id})
 
     def poll_task(self, task_id: str, until: Collection[str]) -> Any:
-        """GetTask until the task's state is one of ``until``; only the last reply is kept."""
+        """GetTask until the task's state is one of `until`; only the last reply is kept."""
         wanted = " or ".join(sorted(self.dialect.state_name(s) for s in until))
         number = self._requests + 1
         body = {"jsonrpc": "2.0", "id": number, "method": self.dialect.method("GetTask"),
@@ -190,7 +190,7 @@ class Session:
         return self.stream("SendStreamingMessage", params)
 
     def read(self, stream: Stream | None, count: int | None = None) -> list[Any]:
-        """Read ``count`` more events (all of them when None), record and return them."""
+        """Read `count` more events (all of them when None), record and return them."""
         if stream is None or stream.ended:
             return []
         received = []

@@ -2,17 +2,17 @@
 
 For each build: the suite's files at its pinned branch head are copied out of the mirror
 (each checked against the sha256 MANIFEST.tsv gives), the build's system under test is
-started on 127.0.0.1 in its own virtual environment, and the suite's ``run_tck.py`` runs
+started on 127.0.0.1 in its own virtual environment, and the suite's `run_tck.py` runs
 every transport the build serves. What the suite reports — its verdict per requirement and
-transport (``reports/compatibility.json``) and each test's outcome and reason
-(``reports/junitreport.xml``) — is written to ``captures/tck/<branch>/<build>.json``, or,
-with ``--check``, compared with that file: a verdict that changed names its requirement,
+transport (`reports/compatibility.json`) and each test's outcome and reason
+(`reports/junitreport.xml`) — is written to `captures/tck/<branch>/<build>.json`, or,
+with `--check`, compared with that file: a verdict that changed names its requirement,
 build and transport.
 
-The builds, their environments (``make tck``) and the port of the suite's SUT are in
-``tooling/tck/``. The suite has no JavaScript SUT: for ``@a2a-js/sdk`` its scenarios are read
-by its own parser (``tooling/tck/scenarios_json.py``) and played by
-``tooling/npm/a2a-js-sdk/tck-agent.mjs``.
+The builds, their environments (`make tck`) and the port of the suite's SUT are in
+`tooling/tck/`. The suite has no JavaScript SUT: for `@a2a-js/sdk` its scenarios are read
+by its own parser (`tooling/tck/scenarios_json.py`) and played by
+`tooling/npm/a2a-js-sdk/tck-agent.mjs`.
 
 Why it is long: running the conformance suite is one sequence per build (copy the suite with
 its hashes checked, start the system under test on 127.0.0.1, run the suite's runner, read
@@ -82,8 +82,8 @@ class TckBuild:
     venv: str  # its environment, made by `make tck` (a node_modules folder for Node), from the root
     transports: tuple[str, ...] = TRANSPORTS
     notes: tuple[str, ...] = field(default=())
-    # "python": the suite's own SUT, run by ``venv``'s interpreter; "node": the JavaScript
-    # agent ``main`` (under ``venv``'s parent), playing the scenarios the suite's parser read
+    # "python": the suite's own SUT, run by `venv`'s interpreter; "node": the JavaScript
+    # agent `main` (under `venv`'s parent), playing the scenarios the suite's parser read
     runtime: str = "python"
 
     def python(self, root: Path) -> Path:
@@ -212,7 +212,7 @@ def _wait_for(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
 
 
 def run(build: TckBuild, root: Path, mirror: Path) -> dict[str, Any]:
-    """The suite against ``build``: its record."""
+    """The suite against `build`: its record."""
     runner = root / build.suite.runner_venv / "bin" / "python"
     runner_ready = (root / build.suite.runner_venv / "bin" / "python").exists()
     for venv, ready in ((build.venv, build.ready(root)), (build.suite.runner_venv, runner_ready)):
@@ -283,7 +283,7 @@ def reason(text: str, url: str) -> str:
 
 
 def _junit_key(nodeid: str) -> tuple[str, str]:
-    """The (classname, name) pytest's JUnit XML gives the test ``nodeid``."""
+    """The (classname, name) pytest's JUnit XML gives the test `nodeid`."""
     path, *parts = nodeid.split("::")
     module = path.removesuffix(".py").replace("/", ".")
     return ".".join([module, *parts[:-1]]), parts[-1]
@@ -416,7 +416,7 @@ def run_all(root: Path, captures: Path, mirror: Path, *, check: bool,
 
     The builds run at once, each with its own copy of the suite and its own ports: a run
     spends nearly all its time waiting on the suite's timeouts (about 3 s of CPU in two
-    minutes), so three at once take as long as the longest. ``progress`` hears of each build
+    minutes), so three at once take as long as the longest. `progress` hears of each build
     as it ends."""
     unknown = sorted(set(only or []) - BUILDS.keys())
     if unknown:

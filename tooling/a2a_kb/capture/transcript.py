@@ -3,8 +3,8 @@
 A transcript is a list of entries in the order the scenario observed them: each request,
 its reply (a whole JSON body, or the head of an event stream), the stream's events, the
 line that says when and by whom a stream was closed, and notes for what the runner did
-off the wire (opening a gate the agent waits on). :func:`render` writes the text and
-:func:`parse` reads it back, with the lines each entry came from; the two live together
+off the wire (opening a gate the agent waits on). `render` writes the text and
+`parse` reads it back, with the lines each entry came from; the two live together
 so the format has one definition. The format, line by line::
 
     # <header lines: scenario name and format, SDK version, what the scenario does>
@@ -75,7 +75,7 @@ class Transcript:
     entries: list[Entry] = field(default_factory=list)
 
 
-# The ``kind`` of a 0.3 result → the key a 1.0 result wraps the same object in.
+# The `kind` of a 0.3 result → the key a 1.0 result wraps the same object in.
 KIND_KEYS = {"task": "task", "status-update": "statusUpdate", "artifact-update": "artifactUpdate",
               "message": "message"}
 
@@ -101,7 +101,7 @@ def state_of(obj: Any) -> str:
 
 
 def describe(body: Any) -> str:
-    """What a JSON-RPC body carries, in a few words (``task TASK_STATE_WORKING``)."""
+    """What a JSON-RPC body carries, in a few words (`task TASK_STATE_WORKING`)."""
     error = error_of(body)
     if error is not None:
         return f"error {error.get('code')}"
@@ -136,7 +136,7 @@ def _closer(by: str) -> str:
 def render(
     transcript: Transcript, header: list[str], url: str, headers: dict[str, str]
 ) -> str:
-    """The transcript as the text of a ``NN-name.http`` file."""
+    """The transcript as the text of a `NN-name.http` file."""
     lines = [f"# {line}".rstrip() for line in header]
     for entry in transcript.entries:
         if isinstance(entry, Request):
@@ -184,7 +184,7 @@ class ParsedTranscript:
     sdk_package: str = ""
     sdk_version: str = ""
     title: str = ""
-    title_line: int = 0  # the line of ``# scenario:``, 1-based (0: none)
+    title_line: int = 0  # the line of `# scenario:`, 1-based (0: none)
     entries: list[Located] = field(default_factory=list)
 
 
@@ -231,7 +231,7 @@ def parse(text: str) -> ParsedTranscript:
         i += 1
 
     def take_body(start: int) -> tuple[Any, int]:
-        """The body from ``start`` up to the next marker line, and where that line is."""
+        """The body from `start` up to the next marker line, and where that line is."""
         end = start
         while end < len(lines) and not _MARKER.match(lines[end]):
             end += 1

@@ -44,7 +44,7 @@ class HttpReply:
 
 @dataclass(frozen=True)
 class ServerEvent:
-    """One server-sent event: its type (``message`` unless the server named one) and data."""
+    """One server-sent event: its type (`message` unless the server named one) and data."""
 
     kind: str
     data: str
@@ -65,9 +65,9 @@ class EventStream:
         self.ended_by = ""  # "server", or "client" when the server went silent
 
     def next_events(self, count: int | None, wait_seconds: float) -> list[ServerEvent]:
-        """Up to ``count`` more events (all, when None), stopping early if the stream ends.
+        """Up to `count` more events (all, when None), stopping early if the stream ends.
 
-        ``wait_seconds`` bounds each wait for one event; the reader thread enforces the same
+        `wait_seconds` bounds each wait for one event; the reader thread enforces the same
         bound as a read timeout, so a stream that goes quiet ends as closed by the client.
         """
         events: list[ServerEvent] = []

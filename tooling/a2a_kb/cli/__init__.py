@@ -1,7 +1,7 @@
 """The a2a-kb command line: parse arguments, call the library, map results to exit codes.
 
 Exit codes: 0 ok, 1 findings, 2 usage or configuration error, 130 interrupted. The parser is
-in :mod:`.arguments`, the commands in :mod:`.commands`; a command is found by its name when
+in `arguments`, the commands in `commands`; a command is found by its name when
 it runs, so the parser imports none of them.
 """
 
@@ -24,7 +24,7 @@ __all__ = ["COMMANDS", "main", "parser"]
 
 
 def _command_in(argv: Sequence[str]) -> str | None:
-    """The command ``argv`` names, as far as a plain reading tells (None when unsure)."""
+    """The command `argv` names, as far as a plain reading tells (None when unsure)."""
     after_root = False
     for arg in argv:
         if after_root:

@@ -1,4 +1,4 @@
-"""``python -m a2a_kb.cli``: the command line, as the ``a2a-kb`` script runs it."""
+"""`python -m a2a_kb.cli`: the command line, as the `a2a-kb` script runs it."""
 
 import sys
 

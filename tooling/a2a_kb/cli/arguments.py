@@ -64,7 +64,7 @@ _CLAIM_ID = _shaped(r"[a-z0-9]+(?:-[a-z0-9]+)*", "a claim id (v1-terminal-states
 
 
 def _columns() -> int:
-    """The terminal's width as ``shutil.get_terminal_size`` reads it ($COLUMNS, then the
+    """The terminal's width as `shutil.get_terminal_size` reads it ($COLUMNS, then the
     terminal, then 80), without importing shutil, which brings bz2 and lzma along."""
     with contextlib.suppress(KeyError, ValueError):
         if (columns := int(os.environ["COLUMNS"])) > 0:
@@ -86,7 +86,7 @@ class _Formatter(argparse.HelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a type check on every value (see :func:`_value`) and errors that echo
+    """argparse, with a type check on every value (see `_value`) and errors that echo
     nothing raw and nothing long."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -122,9 +122,9 @@ COMMANDS = ("validate", "schema", "fetch", "check", "mutate", "sweep", "states",
 
 
 def parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser. With ``only``, one of :data:`COMMANDS`, the other commands
+    """The command line's parser. With `only`, one of `COMMANDS`, the other commands
     are left out: building a parser for each of seventeen commands was a quarter of what a
-    warm `a2a-kb query` costs. :func:`_parse` gives ``only`` just when the arguments name a
+    warm `a2a-kb query` costs. `_parse` gives `only` just when the arguments name a
     command, so a wrong name still gets the list of every command."""
     unused = _Unused(add_help=False) if only is not None else None
     p = _Parser(

@@ -1,6 +1,6 @@
 """What every command shares: exit codes, where output goes, and the project and knowledge
 base a command works on. Record text reaches a terminal only through
-``output.terminal_safe``."""
+`output.terminal_safe`."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _project(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 def _kb(args: argparse.Namespace, *, fail_on_errors: bool = True,  # type: ignore[no-untyped-def]
         kinds: Sequence[str] | None = None):
-    """Load and validate (the records of ``kinds`` only, when given); print diagnostics and
+    """Load and validate (the records of `kinds` only, when given); print diagnostics and
     stop (exit 1) when those records are broken."""
     from ..diagnostics import errors, not_shown, shown
     from ..records.validate import validate

@@ -1,19 +1,19 @@
 """The extract stage: one pure function per source kind, artifact → facts.
 
 Each module reads one kind of pinned source with a real parser and returns the facts of
-:mod:`a2a_kb.facts`, every one with its source, commit, path and exact lines. They share
-one signature, ``(Artifact) -> list[Fact]``, and are found through :data:`EXTRACTORS`,
+[`a2a_kb.facts`][a2a_kb.facts], every one with its source, commit, path and exact lines. They share
+one signature, `(Artifact) -> list[Fact]`, and are found through `EXTRACTORS`,
 which imports each module (and its parser: markdown-it, antlr4, tree-sitter) the first time its kind is
 extracted: reading cached facts, as a diff or the check of unchanged sources does, needs
 no parser.
 An extractor that finds nothing where it expects something raises
-:class:`~a2a_kb.errors.ExtractError`; it never returns an empty success.
+`ExtractError`; it never returns an empty success.
 
 Extractors do no I/O: the bytes come in with the artifact. Caching by content lives in
-:mod:`a2a_kb.extract.factstore`, keyed by the bytes' sha256 and :data:`EXTRACTOR_VERSIONS`.
+`a2a_kb.extract.factstore`, keyed by the bytes' sha256 and `EXTRACTOR_VERSIONS`.
 
-May import: the top-level modules (the cache among them), :mod:`a2a_kb.records` and
-:mod:`a2a_kb.capture.transcript` (the transcript format).
+May import: the top-level modules (the cache among them), `a2a_kb.records` and
+`a2a_kb.capture.transcript` (the transcript format).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ VERSIONS: dict[str, str] = {
 
 
 def _deferred(module: str, function: str) -> Extractor:
-    """``module.function``, imported on the first call."""
+    """`module.function`, imported on the first call."""
 
     def run(artifact: Artifact) -> list[Fact]:
         found: Extractor = getattr(importlib.import_module(f"{__name__}.{module}"), function)
@@ -88,7 +88,7 @@ def artifact_of(source: Source, data: bytes) -> Artifact:
 
 
 def extract(source: Source, data: bytes) -> list[Fact]:
-    """The facts of ``data``, the bytes of ``source``, read by the extractor of its kind."""
+    """The facts of `data`, the bytes of `source`, read by the extractor of its kind."""
     extractor = EXTRACTORS.get(source.kind)
     if extractor is None:
         known = ", ".join(sorted(EXTRACTORS))

@@ -1,11 +1,11 @@
-"""Facts from a capture transcript (source kind ``capture``): what the real SDK did.
+"""Facts from a capture transcript (source kind `capture`): what the real SDK did.
 
-The transcript is read with :func:`a2a_kb.capture.transcript.parse`, the twin of the code
+The transcript is read with `a2a_kb.capture.transcript.parse`, the twin of the code
 that writes it. Facts about the whole scenario have the scenario's name as subject
-(``04-input-required``); facts about one request have ``<scenario>/<n>``, where ``n`` is the
-request's number in the transcript (``### n``), so ``04-input-required/1`` is its first.
+(`04-input-required`); facts about one request have `<scenario>/<n>`, where `n` is the
+request's number in the transcript (`### n`), so `04-input-required/1` is its first.
 
-States are canonical names (``input-required``). A task's state is seen wherever a Task or
+States are canonical names (`input-required`). A task's state is seen wherever a Task or
 a status update shows it: a reply, a stream event, a GetTask or ListTasks result. The
 scenario's final state and artifacts are those of the task the last sighting was about.
 """

@@ -1,6 +1,6 @@
 """Facts of CHANGELOG.md: each release's date, from release-please's version headings.
 
-A release heading reads ``## [1.0.0](https://…/compare/v0.3.0...v1.0.0) (2026-03-12)``
+A release heading reads `## [1.0.0](https://…/compare/v0.3.0...v1.0.0) (2026-03-12)`
 (older ones may lack the link). Headings are found with markdown-it-py, so a line in a
 code block that looks like one is not taken for a release.
 """

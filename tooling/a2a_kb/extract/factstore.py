@@ -1,15 +1,15 @@
 """Facts cached on disk by the sha256 of the bytes they were read from.
 
-An unchanged source is never parsed twice. One file per content, ``<sha256>.json`` in the
-facts directory (``<cache_dir>/facts/``), holds the facts of each kind that has read those
+An unchanged source is never parsed twice. One file per content, `<sha256>.json` in the
+facts directory (`<cache_dir>/facts/`), holds the facts of each kind that has read those
 bytes, each with the version of its extractor; a new extractor version, a missing or
 unreadable file, or a file from another format simply means the bytes are read again.
-Files are replaced atomically and sealed (:func:`a2a_kb.cache.write_sealed`): a file
+Files are replaced atomically and sealed (`a2a_kb.cache.write_sealed`): a file
 is believed only while its payload hashes to its seal and names the sha256 it is filed
 under, so a flipped byte, a truncated write or a file copied to the wrong name makes the
 bytes be read again, never a wrong fact. A cache that cannot be written (a read-only or
 full disk) costs speed, not correctness: the facts are extracted and used all the same,
-and :attr:`FactStore.unwritable` says why they were not kept.
+and `FactStore.unwritable` says why they were not kept.
 
 The cached facts carry no source identity: two sources can have the same bytes (the
 v0.1.0 schema is byte for byte the one at 8a44cff), so the identity of the source asking
@@ -43,7 +43,7 @@ _READ_LIMIT = 1024
 
 
 class FactStore:
-    """The facts directory: ``<sha256>.json`` → {kind → (extractor version, facts)}."""
+    """The facts directory: `<sha256>.json` → {kind → (extractor version, facts)}."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -73,14 +73,14 @@ class FactStore:
         return entries if isinstance(entries, dict) else {}
 
     def load(self, sha256: str, kind: str) -> list[Fact] | None:
-        """The cached facts of these bytes read as ``kind``, or None if there are none
+        """The cached facts of these bytes read as `kind`, or None if there are none
         from the current extractor."""
         rows = self.rows(sha256, kind)
         return None if rows is None else [Fact(k, s, v, "", "", "", a, b) for k, s, v, a, b in rows]
 
     def rows(self, sha256: str, kind: str) -> list[_Row] | None:
         """The cached facts as (kind, subject, value, first line, last line): each fact is
-        built once, already stamped with the source that asks (see :func:`facts_for`), not
+        built once, already stamped with the source that asks (see `facts_for`), not
         built anonymous and then again stamped."""
         key = (str(self.directory), sha256, kind, EXTRACTOR_VERSIONS.get(kind, ""))
         known = _READ.get(key)
@@ -118,7 +118,7 @@ def _anonymous(fact: Fact) -> Fact:
 
 
 def facts_for(source: Source, data: bytes, store: FactStore) -> list[Fact]:
-    """The facts of ``data`` (the bytes of ``source``): from the store when these bytes
+    """The facts of `data` (the bytes of `source`): from the store when these bytes
     were read before by the same extractor version, else extracted and stored."""
     sha256 = sha256_of(data)
     rows = store.rows(sha256, source.kind)

@@ -2,18 +2,18 @@
 
 Four answers, told apart by their shape (so the facts depend on the bytes alone):
 
-- ``git/refs/tags`` and ``git/refs/heads``: a list of refs. A lightweight tag points at its
+- `git/refs/tags` and `git/refs/heads`: a list of refs. A lightweight tag points at its
   commit (tag-commit); an annotated tag points at a tag object (tag-object), whose answer
   is the next one. A branch points at the commit of its head (branch-commit). The list of
   tags also gives the newest release (newest-release:tags): the highest
   v<major>.<minor>.<patch> tag, pre-releases left out.
-- ``git/ref/heads/<branch>``: one ref, the same as one item of that list.
-- ``git/tags/<sha>``: an annotated tag: its commit (tag-commit) and its tagger's date
+- `git/ref/heads/<branch>`: one ref, the same as one item of that list.
+- `git/tags/<sha>`: an annotated tag: its commit (tag-commit) and its tagger's date
   (tag-date).
-- ``commits/<sha>``: the committer's date (commit-date) and the author's date
+- `commits/<sha>`: the committer's date (commit-date) and the author's date
   (commit-author-date). The two differ when a commit was rebased or cherry-picked.
 
-Dates are given in UTC (``2025-05-20T04:51:00Z``) whatever offset the answer uses.
+Dates are given in UTC (`2025-05-20T04:51:00Z`) whatever offset the answer uses.
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ from .json_positions import Pointer, Span, locate
 
 
 def utc(stamp: str) -> str:
-    """An ISO 8601 timestamp with any offset, written in UTC with a ``Z``.
+    """An ISO 8601 timestamp with any offset, written in UTC with a `Z`.
 
-    >>> utc("2025-05-19T19:59:13-07:00")
-    '2025-05-20T02:59:13Z'
+    Examples:
+        >>> utc("2025-05-19T19:59:13-07:00")
+        '2025-05-20T02:59:13Z'
     """
     moment = datetime.fromisoformat(stamp)
     if moment.tzinfo is None:
@@ -71,7 +72,7 @@ def extract(artifact: Artifact) -> list[Fact]:
 
 
 def _refs(refs: list[Any], spans: dict[Pointer, Span], at: Pointer | None) -> list[Draft]:
-    """Facts of a list of refs (``at`` is the list's pointer), or of one ref (``at`` None:
+    """Facts of a list of refs (`at` is the list's pointer), or of one ref (`at` None:
     the whole answer is the ref)."""
     drafts = []
     for index, ref in enumerate(refs):

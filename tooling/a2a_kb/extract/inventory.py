@@ -3,32 +3,32 @@
 "The specification gives no transition table" or "no timeout is defined for an
 interrupted task" are claims about an absence. An absence across a pinned file is as
 checkable as a presence once the file's contents are listed: a claim checks the list with
-``not-matches`` (no item matches the pattern) or ``excludes``, and the verdict flips the day
+`not-matches` (no item matches the pattern) or `excludes`, and the verdict flips the day
 the thing appears. Each extractor finds the items with its own parser (markdown-it tokens,
 proto comments, JSON schema descriptions); this module names the kinds, splits prose into
 sentences and turns the items into facts.
 
 Kinds (values are lists of strings, in source order):
 
-- ``headings``     Markdown: each heading as written after its ``#`` marks;
-- ``tables``       Markdown: each table's header row, its cells joined by `` | ``;
-- ``diagrams``     Markdown: each fenced block in a diagram language (``mermaid: graph TB``,
+- `headings`     Markdown: each heading as written after its `#` marks;
+- `tables`       Markdown: each table's header row, its cells joined by ` | `;
+- `diagrams`     Markdown: each fenced block in a diagram language (`mermaid: graph TB`,
                    the language and the block's first line) and each image
-                   (``image: <alt> <src>``);
-- ``code-blocks``  Markdown: every fenced or indented code block, ``<language>: <first line>``
-                   (``text`` when the fence names none);
-- ``normative``    every sentence with an RFC 2119 keyword in capitals (MUST, SHOULD NOT, MAY,
+                   (`image: <alt> <src>`);
+- `code-blocks`  Markdown: every fenced or indented code block, `<language>: <first line>`
+                   (`text` when the fence names none);
+- `normative`    every sentence with an RFC 2119 keyword in capitals (MUST, SHOULD NOT, MAY,
                    REQUIRED …): Markdown prose and table cells, proto comments, schema
                    descriptions;
-- ``time-limits``  every sentence that mentions a timeout, a time limit, a deadline, an
+- `time-limits`  every sentence that mentions a timeout, a time limit, a deadline, an
                    expiry, idleness, a duration ("10-30 seconds", "an hour") or
                    "indefinitely".
 
-Subjects: ``document`` covers the whole file and is always given, an empty list meaning
+Subjects: `document` covers the whole file and is always given, an empty list meaning
 that the file has none (the extractor read it all). A part of the file gives its own
-inventory only where it is not empty, so that ``op: absent`` on it says "none here": a
-Markdown section (with its subsections, as the ``section`` facts) is ``§<number>`` or
-``§<anchor>``; a proto's top-level message, enum or service, and a JSON schema's
+inventory only where it is not empty, so that `op: absent` on it says "none here": a
+Markdown section (with its subsections, as the `section` facts) is `§<number>` or
+`§<anchor>`; a proto's top-level message, enum or service, and a JSON schema's
 definition, go by name.
 """
 
@@ -67,8 +67,9 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "sec.", "no.", "approx."
 def sentences(text: str) -> list[str]:
     """The sentences of a run of prose, each with its whitespace made single spaces.
 
-    >>> sentences("Agents MAY stop.  A task (e.g. `working`) goes on.\\nIt ends.")
-    ['Agents MAY stop.', 'A task (e.g. `working`) goes on.', 'It ends.']
+    Examples:
+        >>> sentences("Agents MAY stop.  A task (e.g. `working`) goes on.\\nIt ends.")
+        ['Agents MAY stop.', 'A task (e.g. `working`) goes on.', 'It ends.']
     """
     flat = " ".join(text.split())
     found: list[str] = []
@@ -88,8 +89,9 @@ def sentences(text: str) -> list[str]:
 def is_normative(sentence: str) -> bool:
     """Whether a sentence carries an RFC 2119 keyword (in capitals, as the RFC asks).
 
-    >>> is_normative("Agents **MUST NOT** restart it."), is_normative("you may retry")
-    (True, False)
+    Examples:
+        >>> is_normative("Agents **MUST NOT** restart it."), is_normative("you may retry")
+        (True, False)
     """
     return _NORMATIVE.search(sentence) is not None
 
@@ -97,10 +99,11 @@ def is_normative(sentence: str) -> bool:
 def mentions_time_limit(sentence: str) -> bool:
     """Whether a sentence speaks of a timeout or a limit in time.
 
-    >>> mentions_time_limit("use a timeout (recommended: 10-30 seconds)")
-    True
-    >>> mentions_time_limit("The task waits for input.")
-    False
+    Examples:
+        >>> mentions_time_limit("use a timeout (recommended: 10-30 seconds)")
+        True
+        >>> mentions_time_limit("The task waits for input.")
+        False
     """
     return _TIME_LIMIT.search(sentence) is not None
 
@@ -127,6 +130,6 @@ class Inventory:
 
     def drafts(self, subject: str, first_line: int, last_line: int,
                kinds: Iterable[str], always: bool) -> list[Draft]:
-        """One fact per kind; an empty kind only when ``always`` (the document's)."""
+        """One fact per kind; an empty kind only when `always` (the document's)."""
         return [Draft(kind, subject, list(self.items[kind]), first_line, last_line)
                 for kind in kinds if always or self.items[kind]]

@@ -1,9 +1,9 @@
 """Where each member of a JSON document sits in its text.
 
 The json module parses values but forgets positions, and a permalink needs exact lines.
-:func:`locate` walks the same text once more and records, for every JSON pointer (a tuple
+`locate` walks the same text once more and records, for every JSON pointer (a tuple
 of keys and array indexes), the line of its key (or of the value itself for array items
-and the root) and the line where its value ends. Call it only on text that ``json.loads``
+and the root) and the line where its value ends. Call it only on text that `json.loads`
 accepted: it checks no more of the grammar than it needs to find its way.
 """
 
@@ -40,7 +40,7 @@ class _Walk:
         return offset + 1
 
     def string(self, offset: int) -> tuple[str, int]:
-        """The string starting at ``offset`` (decoded) and the offset just after it."""
+        """The string starting at `offset` (decoded) and the offset just after it."""
         match = _STRING.match(self.text, offset)
         if not match:
             raise ValueError(f"expected a string at line {self.line(offset)}")
@@ -51,7 +51,7 @@ class _Walk:
         return value, match.end()
 
     def value(self, offset: int, pointer: Pointer, first_line: int) -> int:
-        """Record the span of the value at ``offset``; return the offset just after it."""
+        """Record the span of the value at `offset`; return the offset just after it."""
         char = self.text[offset : offset + 1]
         if char == "{":
             end = self.members(offset + 1, pointer)
@@ -98,11 +98,12 @@ class _Walk:
 
 
 def locate(text: str) -> dict[Pointer, Span]:
-    """Every pointer of the JSON document in ``text`` → (first line, last line), 1-based.
+    """Every pointer of the JSON document in `text` → (first line, last line), 1-based.
 
-    >>> spans = locate('{\\n  "a": [\\n    1,\\n    2\\n  ]\\n}')
-    >>> spans[("a",)], spans[("a", 1)], spans[()]
-    ((2, 5), (4, 4), (1, 6))
+    Examples:
+        >>> spans = locate('{\\n  "a": [\\n    1,\\n    2\\n  ]\\n}')
+        >>> spans[("a",)], spans[("a", 1)], spans[()]
+        ((2, 5), (4, 4), (1, 6))
     """
     walk = _Walk(text)
     start = walk.skip(0)

@@ -2,12 +2,12 @@
 
 Reads the TaskState enum, the properties of every object definition (the lifecycle
 messages Task, TaskStatus, TaskStatusUpdateEvent and TaskArtifactUpdateEvent must be
-there), and the JSON-RPC error definitions whose code is fixed by ``const``, ``default``
-or ``examples``, and the ``description`` of every definition and property (``description``
-facts). Early schemas keep definitions under ``$defs``, later ones under
-``definitions``. Lines come from :mod:`.json_positions`: a property's fact points at its
-key, a definition's at its whole body. The ``description`` strings give the inventories
-(:mod:`.inventory`) of normative and time-limit sentences, for the file and per definition.
+there), and the JSON-RPC error definitions whose code is fixed by `const`, `default`
+or `examples`, and the `description` of every definition and property (`description`
+facts). Early schemas keep definitions under `$defs`, later ones under
+`definitions`. Lines come from `json_positions`: a property's fact points at its
+key, a definition's at its whole body. The `description` strings give the inventories
+(`inventory`) of normative and time-limit sentences, for the file and per definition.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def extract(artifact: Artifact) -> list[Fact]:
 
 
 def _descriptions(value: Any, pointer: Pointer) -> list[tuple[Pointer, str]]:
-    """Every ``description`` string in ``value``, with the pointer of the object holding it."""
+    """Every `description` string in `value`, with the pointer of the object holding it."""
     found: list[tuple[Pointer, str]] = []
     if isinstance(value, dict):
         if isinstance(value.get("description"), str):
@@ -115,7 +115,7 @@ def _message(name: str, definition: dict[str, Any], spans: dict[Pointer, Span],
 
 
 def _description(subject: str, schema: Any, spans: dict[Pointer, Span], where: Pointer) -> list[Draft]:
-    """The ``description`` of a definition or property, as written; nothing when it has none."""
+    """The `description` of a definition or property, as written; nothing when it has none."""
     text = schema.get("description") if isinstance(schema, dict) else None
     if not isinstance(text, str) or not text.strip():
         return []
@@ -124,12 +124,13 @@ def _description(subject: str, schema: Any, spans: dict[Pointer, Span], where: P
 
 def type_name(schema: Any) -> str:
     """A short name for a property's type, written the same way as the proto extractor's:
-    a referenced definition by its name, an array as ``X[]``, a nullable type as itself.
+    a referenced definition by its name, an array as `X[]`, a nullable type as itself.
 
-    >>> type_name({"anyOf": [{"$ref": "#/$defs/Message"}, {"type": "null"}]})
-    'Message'
-    >>> type_name({"items": {"$ref": "#/definitions/Artifact"}, "type": "array"})
-    'Artifact[]'
+    Examples:
+        >>> type_name({"anyOf": [{"$ref": "#/$defs/Message"}, {"type": "null"}]})
+        'Message'
+        >>> type_name({"items": {"$ref": "#/definitions/Artifact"}, "type": "array"})
+        'Artifact[]'
     """
     if not isinstance(schema, dict):
         return "any"

@@ -1,10 +1,10 @@
 """TaskState vocabulary shared by the extractors: spellings, classes in words, enum facts.
 
-Every binding presents the TaskState enum a little differently (a JSON ``enum`` array, a
+Every binding presents the TaskState enum a little differently (a JSON `enum` array, a
 proto enum with comments, a TypeScript union or a table in the spec), but each gives the
 same things: raw spellings in order, maybe a number, maybe a description, and sometimes
-a statement of class. :func:`enum_drafts` turns such a presentation into the facts of
-:mod:`a2a_kb.facts`, so that every extractor emits the same shapes.
+a statement of class. `enum_drafts` turns such a presentation into the facts of
+[`a2a_kb.facts`][a2a_kb.facts], so that every extractor emits the same shapes.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ TASK_STATE = "TaskState"
 NOT_NAMED = ("unknown", "unspecified")
 # What a source can say of a state's class. The positive classes name the group the state is
 # in; a negative class keeps a source's "not an interrupted or terminal state" as said, which
-# rules groups out without naming one. ``unclassified``: the source classifies other states
+# rules groups out without naming one. `unclassified`: the source classifies other states
 # of the same presentation and says nothing of this one.
 POSITIVE_CLASSES = ("terminal", "interrupted", "active")
 NEGATIVE_CLASSES = ("not-interrupted-or-terminal", "not-interrupted", "not-terminal")
@@ -30,8 +30,9 @@ CLASSES = (*POSITIVE_CLASSES, *NEGATIVE_CLASSES, "unclassified")
 def ruled_out(state_class: str) -> frozenset[str]:
     """The positive classes a negative class excludes (none for any other class).
 
-    >>> sorted(ruled_out("not-interrupted-or-terminal"))
-    ['interrupted', 'terminal']
+    Examples:
+        >>> sorted(ruled_out("not-interrupted-or-terminal"))
+        ['interrupted', 'terminal']
     """
     if state_class not in NEGATIVE_CLASSES:
         return frozenset()
@@ -40,17 +41,18 @@ def ruled_out(state_class: str) -> frozenset[str]:
 
 def classes_disagree(a: str, b: str) -> bool:
     """Whether two sources' classes of one state cannot both hold. A source that says
-    nothing (``unclassified``) disagrees with none; two positive classes disagree when they
+    nothing (`unclassified`) disagrees with none; two positive classes disagree when they
     differ; a negative class disagrees with the positive classes it rules out, and with no
-    other (``active`` is neither interrupted nor terminal, so it agrees with
-    ``not-interrupted-or-terminal``).
+    other (`active` is neither interrupted nor terminal, so it agrees with
+    `not-interrupted-or-terminal`).
 
-    >>> classes_disagree("not-interrupted-or-terminal", "interrupted")
-    True
-    >>> classes_disagree("not-interrupted-or-terminal", "active")
-    False
-    >>> classes_disagree("terminal", "unclassified")
-    False
+    Examples:
+        >>> classes_disagree("not-interrupted-or-terminal", "interrupted")
+        True
+        >>> classes_disagree("not-interrupted-or-terminal", "active")
+        False
+        >>> classes_disagree("terminal", "unclassified")
+        False
     """
     if "unclassified" in (a, b) or a == b:
         return False
@@ -72,14 +74,15 @@ _TERMINAL = re.compile(r"(?:\bthis is a|\beffectively a|\()\s*terminal state\b")
 def class_in_words(text: str) -> str | None:
     """The class a comment or description gives its state, or None when it gives none.
 
-    >>> class_in_words("Represents the status a task is finished. This is a terminal state")
-    'terminal'
-    >>> class_in_words("thus this is not an interrupted or terminal state.")
-    'not-interrupted-or-terminal'
-    >>> class_in_words("Waiting for the client, but not a terminal state.")
-    'not-terminal'
-    >>> class_in_words("Client may expect further updates or a terminal state.") is None
-    True
+    Examples:
+        >>> class_in_words("Represents the status a task is finished. This is a terminal state")
+        'terminal'
+        >>> class_in_words("thus this is not an interrupted or terminal state.")
+        'not-interrupted-or-terminal'
+        >>> class_in_words("Waiting for the client, but not a terminal state.")
+        'not-terminal'
+        >>> class_in_words("Client may expect further updates or a terminal state.") is None
+        True
     """
     words = " ".join(text.lower().split())
     if _NEITHER.search(words):
@@ -95,11 +98,12 @@ def class_in_words(text: str) -> str | None:
 
 def state_name(spelling: str) -> str:
     """The canonical name of a spelling. A spelling no canonical name matches is written
-    the canonical way (no ``TASK_STATE_`` prefix, lowercase, hyphens), so that a state
+    the canonical way (no `TASK_STATE_` prefix, lowercase, hyphens), so that a state
     added by a later version still counts and shows.
 
-    >>> state_name("TASK_STATE_CANCELLED"), state_name("TASK_STATE_PAUSED_BY_ADMIN")
-    ('canceled', 'paused-by-admin')
+    Examples:
+        >>> state_name("TASK_STATE_CANCELLED"), state_name("TASK_STATE_PAUSED_BY_ADMIN")
+        ('canceled', 'paused-by-admin')
     """
     known = canonical_state(spelling)
     if known:
@@ -166,18 +170,19 @@ _LIST_SPLIT = re.compile(r"\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+")
 
 
 def state_list(text: str) -> tuple[list[str], bool] | None:
-    """Read ``(completed, canceled, rejected, or failed)``-style lists of states.
+    """Read `(completed, canceled, rejected, or failed)`-style lists of states.
 
     Returns the canonical names in order and whether the list only gives examples
     ("e.g.", "such as"); None when any item is not a state, so that a parenthesis that
     says something else is never taken for a list.
 
-    >>> state_list("e.g.,\\n `input-required`, `auth-required`")
-    (['input-required', 'auth-required'], True)
-    >>> state_list("`completed`, `cancelled`, `rejected` or `failed`")
-    (['completed', 'canceled', 'rejected', 'failed'], False)
-    >>> state_list("see Section 6.3") is None
-    True
+    Examples:
+        >>> state_list("e.g.,\\n `input-required`, `auth-required`")
+        (['input-required', 'auth-required'], True)
+        >>> state_list("`completed`, `cancelled`, `rejected` or `failed`")
+        (['completed', 'canceled', 'rejected', 'failed'], False)
+        >>> state_list("see Section 6.3") is None
+        True
     """
     lead = _LIST_LEAD.match(text)
     examples = bool(lead and lead.group(0).strip())

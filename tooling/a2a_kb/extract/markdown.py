@@ -2,16 +2,16 @@
 
 Sections: every heading starts a section that runs to the line before the next heading of
 the same or a higher level, so a section's text includes its subsections. A numbered
-heading of the spec ("#### 3.1.5. Cancel Task") is addressed by its number (``3.1.5``);
+heading of the spec ("#### 3.1.5. Cancel Task") is addressed by its number (`3.1.5`);
 any other heading, and every heading of a docs page (whose numbers, if any, are list
 positions, not section numbers), by its anchor. The anchor is the one the site generator
 gives the heading: Python-Markdown's toc slug of the heading's text, made unique the way
-toc does it (``_1``, ``_2`` …), which is what the spec's own ``#…`` links point at.
+toc does it (`_1`, `_2` …), which is what the spec's own `#…` links point at.
 
 Lifecycle passages (TaskState presentations, classifications, error tables) are read by
-:mod:`.passages`, which also explains how repeated passages are named. The inventories of
+`passages`, which also explains how repeated passages are named. The inventories of
 the document and of each section (headings, tables, diagrams, code blocks, normative and
-time-limit sentences; see :mod:`.inventory`) are read from the same tokens.
+time-limit sentences; see `inventory`) are read from the same tokens.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def heading_text(inline: Token) -> str:
 
 
 def read_headings(tokens: list[Token], numbered: bool) -> dict[int, Heading]:
-    """Each heading by the index of its ``heading_open`` token."""
+    """Each heading by the index of its `heading_open` token."""
     headings: dict[int, Heading] = {}
     used: set[str] = set()
     for index, token in enumerate(tokens):
@@ -134,7 +134,7 @@ def section_drafts(sections: list[Section], lines: list[str]) -> list[Draft]:
 
 
 def read_table(tokens: list[Token], start: int) -> tuple[Table, list[Token], int]:
-    """The table opening at ``start``, its cells' inline tokens, and the index after it."""
+    """The table opening at `start`, its cells' inline tokens, and the index after it."""
     header: list[str] = []
     rows: list[tuple[int, list[str]]] = []
     cells: list[Token] = []
@@ -203,7 +203,7 @@ def find_passages(tokens: list[Token], headings: dict[int, Heading]) -> list[Pas
 
 
 class _Images(HTMLParser):
-    """The ``<img>`` tags of a piece of raw HTML in the Markdown, as (alt, src)."""
+    """The `<img>` tags of a piece of raw HTML in the Markdown, as (alt, src)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -227,7 +227,7 @@ def _first_line(code: str) -> str:
 
 
 def _token_items(tokens: list[Token], index: int) -> tuple[list[tuple[str, str]], list[str]]:
-    """What the token at ``index`` adds to an inventory: (kind, item) pairs, and prose."""
+    """What the token at `index` adds to an inventory: (kind, item) pairs, and prose."""
     token = tokens[index]
     items: list[tuple[str, str]] = []
     prose: list[str] = []

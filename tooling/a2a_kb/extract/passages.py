@@ -1,26 +1,26 @@
 """Passages of the spec and docs that state lifecycle facts, and how their facts are named.
 
 A Markdown source may say the same thing more than once, and not always alike: v0.2.5's
-TaskState table calls ``unknown`` terminal, while its no-restart rule lists four terminal
+TaskState table calls `unknown` terminal, while its no-restart rule lists four terminal
 states without it. Every passage is kept. The readers here find four sorts of passage:
 
-- a TypeScript ``type TaskState = | 'submitted' // …`` union inside a code block (v0.1.0,
+- a TypeScript `type TaskState = | 'submitted' // …` union inside a code block (v0.1.0,
   v0.2.0): the enum as the spec shows it, each comment possibly giving a class;
-- a ``| Value | Description | Terminal? |`` table (v0.1.0–v0.2.5): ``Yes`` is terminal,
-  ``No (Pause)`` interrupted (the v0.x word for a task waiting on its client), ``No`` active;
+- a `| Value | Description | Terminal? |` table (v0.1.0–v0.2.5): `Yes` is terminal,
+  `No (Pause)` interrupted (the v0.x word for a task waiting on its client), `No` active;
 - a list in prose: "a terminal state (completed, canceled, rejected, or failed)" gives
   terminal-states; "(e.g., …)", "like …" and "such as …" give only examples
   (terminal-examples, interrupted-examples), since they do not claim to be complete;
 - an error table: error name with JSON-RPC code and message (error facts), or with gRPC
   and HTTP status (error-mapping facts).
 
-Naming (:func:`publish`): each passage's facts get the subject ``<subject>@<anchor>``, the
+Naming (`publish`): each passage's facts get the subject `<subject>@<anchor>`, the
 anchor of the section the passage sits in; a second passage with the same kind and
-subject in the same section gets ``@<anchor>~2``, and so on. The plain ``<subject>`` is
+subject in the same section gets `@<anchor>~2`, and so on. The plain `<subject>` is
 given once more to the leading passage: the first passage inside the section that defines
 TaskState (its heading names TaskState), else the first in the document. So
-``terminal-states:TaskState`` is what a source says where it defines the enum, and
-``terminal-states:TaskState@61-task-object`` what its Task section says.
+`terminal-states:TaskState` is what a source says where it defines the enum, and
+`terminal-states:TaskState@61-task-object` what its Task section says.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def _terminal_column(cell: str) -> str | None:
 
 
 def read_state_table(table: Table) -> list[Draft]:
-    """A ``Value | Description | Terminal?`` table, or nothing when ``table`` is another."""
+    """A `Value | Description | Terminal?` table, or nothing when `table` is another."""
     header = [plain(h).lower() for h in table.header]
     if "value" not in header or not any(h.startswith("terminal") for h in header):
         return []
@@ -215,8 +215,8 @@ _CLASS_LIST = re.compile(
 def read_state_lists(content: str, first_line: int) -> list[list[Draft]]:
     """Each list of terminal or interrupted states in one inline run of prose.
 
-    ``content`` is the raw Markdown of a paragraph, list item or table cell; its lines
-    are the source lines from ``first_line`` on, so a match's line is counted from it.
+    `content` is the raw Markdown of a paragraph, list item or table cell; its lines
+    are the source lines from `first_line` on, so a match's line is counted from it.
     """
     found = []
     for match in _CLASS_LIST.finditer(content):

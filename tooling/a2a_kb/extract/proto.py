@@ -7,11 +7,11 @@ never guessed from the text. The hook also swaps ANTLR's default error listener 
 prints to stderr and carries on) for one that stops with the position of the error.
 
 Read: the TaskState enum (numbers, comments, and the class each comment gives its value),
-every message's fields (number, type, required through ``(google.api.field_behavior) =
-REQUIRED``, ``json_name``), reserved numbers and names, every service's methods, the
-comment of every message, field, service and method (``comment`` facts: what the
+every message's fields (number, type, required through `(google.api.field_behavior) =
+REQUIRED`, `json_name`), reserved numbers and names, every service's methods, the
+comment of every message, field, service and method (`comment` facts: what the
 sweep's claims about the proto's words are checked against), and the inventories
-(:mod:`.inventory`) of the comments' normative and time-limit sentences, for the file
+(`inventory`) of the comments' normative and time-limit sentences, for the file
 and for each top-level declaration.
 """
 
@@ -98,7 +98,7 @@ class _Positions(ParseTreeListener):
 
 
 def _scope(ctx: Any) -> list[str]:
-    """Names of the messages, enums and services that enclose ``ctx``, outermost first."""
+    """Names of the messages, enums and services that enclose `ctx`, outermost first."""
     names: list[str] = []
     parent = ctx.parentCtx
     while parent is not None:
@@ -202,7 +202,7 @@ def _walk(elements: list[Any], scope: list[str]) -> list[tuple[Any, list[str]]]:
 
 
 def _leading_comment(positions: _Positions, line: int) -> tuple[str, int]:
-    """The comment block right above ``line`` (joined) and its first line."""
+    """The comment block right above `line` (joined) and its first line."""
     first = line
     while first - 1 in positions.comments:
         first -= 1
@@ -260,7 +260,7 @@ def _message(message: ast.Message, scope: list[str], positions: _Positions) -> l
 
 
 def field_type(item: ast.Field | ast.MapField) -> str:
-    """The field's type as written, with ``X[]`` for repeated and ``map<K, V>`` for maps,
+    """The field's type as written, with `X[]` for repeated and `map<K, V>` for maps,
     the same notation as the JSON schema extractor's."""
     if isinstance(item, ast.MapField):
         return f"map<{item.key_type}, {item.value_type}>"
@@ -283,7 +283,7 @@ def _option(options: list[ast.Option], name: str) -> str | None:
 
 
 def _reserved_numbers(ranges: list[str]) -> list[int | str]:
-    """``5``, ``9 to 11`` → 5, 9, 10, 11; an open range (``20 to max``) is kept as written."""
+    """`5`, `9 to 11` → 5, 9, 10, 11; an open range (`20 to max`) is kept as written."""
     numbers: list[int | str] = []
     for item in ranges:
         low, _, high = (p.strip() for p in item.partition("to"))
@@ -312,7 +312,7 @@ def _service(service: ast.Service, positions: _Positions) -> list[Draft]:
 
 def _comment(positions: _Positions, subject: str, span: Span) -> list[Draft]:
     """The comment of a declaration: the block right above it, and a comment trailing its
-    first line (a field's ``// …`` after the semicolon); nothing when it has none."""
+    first line (a field's `// …` after the semicolon); nothing when it has none."""
     above, first = _leading_comment(positions, span[0])
     trailing = positions.trailing.get(span[0], "") if span[0] == span[1] else ""
     text = " ".join(p for p in (above, trailing) if p)

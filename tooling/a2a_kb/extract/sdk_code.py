@@ -1,34 +1,34 @@
-"""Facts of an SDK's source file (source kind ``sdk-code``), read with tree-sitter.
+"""Facts of an SDK's source file (source kind `sdk-code`), read with tree-sitter.
 
-One walker serves the six languages of the official SDKs; :mod:`.sdk_grammars` says how
+One walker serves the six languages of the official SDKs; `sdk_grammars` says how
 each writes a class, a function, a branch and a switch. What it reads is the lifecycle as
 code states it, never its comments:
 
-- ``sdk-enum:<Enum>``: a state enum's members in source order, the wire name each is
-  declared with (a string value, an attribute, a constructor argument; ``None`` where the
+- `sdk-enum:<Enum>`: a state enum's members in source order, the wire name each is
+  declared with (a string value, an attribute, a constructor argument; `None` where the
   declaration gives none), and the canonical state of each;
-- ``sdk-flag:<Enum>.<parameter>``: where an enum's constants pass booleans to its
-  constructor (Java's ``TASK_STATE_COMPLETED(true, false)``), the states whose argument for
-  that parameter is ``true``;
-- ``sdk-scope:<Scope>``: for a function, method or constant that names a state, the states
-  it names and the lifecycle words among its identifiers (``terminal``, ``final``,
-  ``interrupt``): ``Terminal``, ``TERMINAL_TASK_STATES``, ``isFinal``;
-- ``sdk-guard:<Scope>/<Error>``: a branch whose body raises or returns a lifecycle error
-  (``TaskNotCancelable`` …), with the states its condition tests (``states``), the states
-  it tests for inequality (``unless``: ``!=``, ``not in``) and the lifecycle words it calls;
-- ``sdk-branches:<Scope>``: every branch of a function whose condition looks at the
-  lifecycle, in source order, with the same keys and what it does (``raise <Error>``,
-  ``return`` or ``other``);
-- ``sdk-map:<Scope>``: a switch, match or map literal over states: each pattern (a
-  canonical state, a quoted string, ``default``) and what it gives (a state, a quoted
-  string, ``error``, ``null`` or ``other``);
-- ``sdk-code:<Name>``: an integer constant in JSON-RPC's error range (-32768 to -32000) and
+- `sdk-flag:<Enum>.<parameter>`: where an enum's constants pass booleans to its
+  constructor (Java's `TASK_STATE_COMPLETED(true, false)`), the states whose argument for
+  that parameter is `true`;
+- `sdk-scope:<Scope>`: for a function, method or constant that names a state, the states
+  it names and the lifecycle words among its identifiers (`terminal`, `final`,
+  `interrupt`): `Terminal`, `TERMINAL_TASK_STATES`, `isFinal`;
+- `sdk-guard:<Scope>/<Error>`: a branch whose body raises or returns a lifecycle error
+  (`TaskNotCancelable` …), with the states its condition tests (`states`), the states
+  it tests for inequality (`unless`: `!=`, `not in`) and the lifecycle words it calls;
+- `sdk-branches:<Scope>`: every branch of a function whose condition looks at the
+  lifecycle, in source order, with the same keys and what it does (`raise <Error>`,
+  `return` or `other`);
+- `sdk-map:<Scope>`: a switch, match or map literal over states: each pattern (a
+  canonical state, a quoted string, `default`) and what it gives (a state, a quoted
+  string, `error`, `null` or `other`);
+- `sdk-code:<Name>`: an integer constant in JSON-RPC's error range (-32768 to -32000) and
   the name it is declared or matched under;
-- ``sdk-error-map:<Error>``: what the file's error tables give a lifecycle error
-  (``TaskNotCancelable`` …) on each transport: ``{"json-rpc": int|None, "http": int|None,
-  "grpc": str|None}``, read from switch and match arms, map literals and enum arguments.
+- `sdk-error-map:<Error>`: what the file's error tables give a lifecycle error
+  (`TaskNotCancelable` …) on each transport: `{"json-rpc": int|None, "http": int|None,
+  "grpc": str|None}`, read from switch and match arms, map literals and enum arguments.
 
-A repeated subject gets ``~2``, ``~3`` … in source order. Lines are the declaration's,
+A repeated subject gets `~2`, `~3` … in source order. Lines are the declaration's,
 branch's or switch's own.
 """
 
@@ -71,7 +71,7 @@ def _walk(r: Reader) -> list[tuple[str, tree_sitter.Node, str]]:
 
 
 def _numbered(drafts: list[Draft]) -> list[Draft]:
-    """Drafts whose subject repeats get ``~2``, ``~3`` … in source order."""
+    """Drafts whose subject repeats get `~2`, `~3` … in source order."""
     seen: dict[tuple[str, str], int] = defaultdict(int)
     out = []
     for d in sorted(drafts, key=lambda d: (d.line_start, d.kind, d.subject)):
@@ -84,7 +84,7 @@ def _numbered(drafts: list[Draft]) -> list[Draft]:
 
 def _locals(r: Reader, node: tree_sitter.Node) -> dict[str, list[str]]:
     """The names declared inside a function whose value names states
-    (``const nonCancelableStates = ['completed', …]``)."""
+    (`const nonCancelableStates = ['completed', …]`)."""
     found: dict[str, list[str]] = {}
     stack = [node]
     while stack:
@@ -102,8 +102,8 @@ def _locals(r: Reader, node: tree_sitter.Node) -> dict[str, list[str]]:
 def _guards(r: Reader, scope: str, node: tree_sitter.Node,
             constants: dict[str, list[str]]) -> list[Draft]:
     """The branches of a function that look at the lifecycle: each that ends in a lifecycle
-    error (``sdk-guard``), and all of them in source order with what each does
-    (``sdk-branches``), so that an early ``return`` before a refusal is seen. A name in the
+    error (`sdk-guard`), and all of them in source order with what each does
+    (`sdk-branches`), so that an early `return` before a refusal is seen. A name in the
     condition that this file declares with states (a constant, or a local of the function)
     counts as those states."""
     known = {**constants, **_locals(r, node)}
@@ -136,7 +136,7 @@ _RETURNS = frozenset({"return_statement", "return_expression"})
 
 
 def _in_order(node: tree_sitter.Node, types: frozenset[str]) -> list[tree_sitter.Node]:
-    """The nodes of ``types`` under ``node``, in source order."""
+    """The nodes of `types` under `node`, in source order."""
     found, stack = [], [node]
     while stack:
         n = stack.pop()

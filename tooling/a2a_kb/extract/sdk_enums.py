@@ -1,13 +1,13 @@
 """A state enum as each SDK language declares it: its members, their wire names, and the
-booleans its constants pass to a constructor (for :mod:`.sdk_code`).
+booleans its constants pass to a constructor (for `sdk_code`).
 
-- Java: ``enum TaskState { TASK_STATE_COMPLETED(true, false) … }``; a string argument is the
+- Java: `enum TaskState { TASK_STATE_COMPLETED(true, false) … }`; a string argument is the
   wire name, boolean arguments are flags named by the constructor's parameters;
-- Go: ``TaskStateCompleted TaskState = "TASK_STATE_COMPLETED"`` in a const block;
-- C#: ``[JsonStringEnumMemberName("…")]`` on a member, or a kebab-case converter on the enum;
-- Rust: the variants (their wire names are in the ``Serialize`` match, an ``sdk-map``);
-- TypeScript: ``enum TaskState { X = 0 }`` or ``type TaskState = "submitted" | …``;
-- Python: ``class TaskState(str, Enum)`` with ``name = 'value'``, or a ``.pyi`` stub's
+- Go: `TaskStateCompleted TaskState = "TASK_STATE_COMPLETED"` in a const block;
+- C#: `[JsonStringEnumMemberName("…")]` on a member, or a kebab-case converter on the enum;
+- Rust: the variants (their wire names are in the `Serialize` match, an `sdk-map`);
+- TypeScript: `enum TaskState { X = 0 }` or `type TaskState = "submitted" | …`;
+- Python: `class TaskState(str, Enum)` with `name = 'value'`, or a `.pyi` stub's
   annotated names.
 """
 
@@ -32,7 +32,7 @@ def _kebab(name: str) -> str:
 
 
 def _string(r: Reader, node: tree_sitter.Node | None) -> str | None:
-    """The first string literal's content under ``node`` ("" for an empty one), or None."""
+    """The first string literal's content under `node` ("" for an empty one), or None."""
     stack = [node] if node is not None else []
     while stack:
         n = stack.pop(0)

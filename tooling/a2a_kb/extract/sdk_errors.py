@@ -1,6 +1,6 @@
-"""Lifecycle errors as an SDK's code declares them (for :mod:`.sdk_code`): the integers in
-JSON-RPC's error range and the name each is declared under (``sdk-code``), and what the
-file's error tables give each lifecycle error on each transport (``sdk-error-map``)."""
+"""Lifecycle errors as an SDK's code declares them (for `sdk_code`): the integers in
+JSON-RPC's error range and the name each is declared under (`sdk-code`), and what the
+file's error tables give each lifecycle error on each transport (`sdk-error-map`)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _negative(r: Reader, leaf: tree_sitter.Node) -> bool:
 
 
 def error_tables(r: Reader) -> list[Draft]:
-    """``sdk-error-map:<Error>``: what an error table (a switch or match arm, a map literal's
+    """`sdk-error-map:<Error>`: what an error table (a switch or match arm, a map literal's
     pair, an enum constant's arguments) gives a lifecycle error on each transport, merged
     over the file's tables (the first table to give a transport's value wins); the lines run
     from the first entry that gives a value to the last."""
@@ -81,7 +81,7 @@ def error_tables(r: Reader) -> list[Draft]:
 
 def codes(r: Reader, scopes: list[tuple[str, tree_sitter.Node, str]]) -> list[Draft]:
     """Integers in JSON-RPC's error range, by the name they are declared or matched under,
-    qualified by the innermost scope that holds them (``TaskNotCancelableError.code``)."""
+    qualified by the innermost scope that holds them (`TaskNotCancelableError.code`)."""
     drafts, seen = [], set()
     for leaf in r.leaves(r.tree.root_node):
         if leaf.type not in INTEGER_LEAVES:

@@ -1,8 +1,8 @@
-"""The six languages of the official A2A SDKs, as :mod:`.sdk_code` needs to know them.
+"""The six languages of the official A2A SDKs, as `sdk_code` needs to know them.
 
-Each :class:`Grammar` names a tree-sitter grammar from PyPI and the node types that play a
+Each `Grammar` names a tree-sitter grammar from PyPI and the node types that play a
 part in the facts: the declarations that open a scope (a class, a function, a constant),
-the branches (``if``), the multi-way branches (``switch``, ``match``, a map literal) and
+the branches (`if`), the multi-way branches (`switch`, `match`, a map literal) and
 their arms, and how an enum's members and their wire names are written. Node types are
 the grammars' own; a grammar release that renames one makes the planted-file tests fail.
 """
@@ -115,7 +115,7 @@ GRAMMARS = {g.key: g for g in (
 
 
 def grammar_for(path: str) -> Grammar | None:
-    """The grammar of a file, by its suffix (``.pyi`` is Python), or None."""
+    """The grammar of a file, by its suffix (`.pyi` is Python), or None."""
     for suffix, key in SUFFIXES.items():
         if path.endswith(suffix):
             return GRAMMARS[key]

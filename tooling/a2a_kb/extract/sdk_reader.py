@@ -1,6 +1,6 @@
-"""What the SDK extractor (:mod:`.sdk_code`) reads a file with: its tree, the states and
+"""What the SDK extractor (`sdk_code`) reads a file with: its tree, the states and
 lifecycle errors its leaves name (comments left out), and the helpers the facts of
-:mod:`.sdk_code`, :mod:`.sdk_enums` and :mod:`.sdk_errors` share."""
+`sdk_code`, `sdk_enums` and `sdk_errors` share."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ INTEGER_LEAVES = frozenset({"decimal_integer_literal", "int_literal", "integer_l
 
 
 def state_of(spelling: str) -> str | None:
-    """The canonical state a spelling names; protobuf's ``UNRECOGNIZED`` stays itself,
+    """The canonical state a spelling names; protobuf's `UNRECOGNIZED` stays itself,
     since an SDK that maps it is making a choice about an unknown value."""
     if spelling.upper() == "UNRECOGNIZED":
         return "unrecognized"
@@ -34,7 +34,7 @@ def state_of(spelling: str) -> str | None:
 
 def error_of(identifier: str) -> str | None:
     """The lifecycle error an identifier names, in any language's spelling:
-    ``ErrTaskNotCancelable``, ``task_not_cancelable``, ``TaskNotCancelableError``."""
+    `ErrTaskNotCancelable`, `task_not_cancelable`, `TaskNotCancelableError`."""
     name = re.sub(r"^Err(?=[A-Z])", "", identifier.rsplit(".", 1)[-1])
     name = re.sub(r"(?i)_?(error|exception)$", "", name)
     return _ERROR_KEYS.get(name.replace("_", "").lower())
@@ -53,7 +53,7 @@ class Reader:
         return node.text.decode("utf-8", "replace") if node is not None and node.text else ""
 
     def leaves(self, node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
-        """The leaves under ``node``, comments left out."""
+        """The leaves under `node`, comments left out."""
         stack = [node]
         while stack:
             n = stack.pop()
@@ -117,7 +117,7 @@ class Reader:
         return any(self.errors(p) for p in parts)
 
     def negated(self, leaf: tree_sitter.Node, stop: tree_sitter.Node) -> bool:
-        """Whether the comparison nearest above ``leaf`` (within ``stop``) tests inequality."""
+        """Whether the comparison nearest above `leaf` (within `stop`) tests inequality."""
         node = leaf.parent
         while node is not None:
             ops = [self.text(c) for c in node.children if not c.is_named]
@@ -130,8 +130,8 @@ class Reader:
 
 
 def scope_name(r: Reader, node: tree_sitter.Node) -> str:
-    """The name a declaration gives its scope: a Go method is ``Receiver.Method``, a Rust
-    ``impl`` its type, a Python assignment its target."""
+    """The name a declaration gives its scope: a Go method is `Receiver.Method`, a Rust
+    `impl` its type, a Python assignment its target."""
     g = r.g
     if node.type == "impl_item":
         return re.sub(r"<.*", "", r.text(node.child_by_field_name("type")))

@@ -1,31 +1,31 @@
 """The sweep's candidates: the sentences of a pinned source that may say how a task moves,
 stops, resumes, streams or fails, each with a stable key and its exact lines.
 
-The sweep (:mod:`a2a_kb.knowledge.sweep`) reads the primary sources themselves, not what
+The sweep (`a2a_kb.knowledge.sweep`) reads the primary sources themselves, not what
 the research dossier made of them. This module is its extractor, a pure function per
-source kind like the fact extractors (:data:`READERS`), with the same real parsers:
+source kind like the fact extractors (`READERS`), with the same real parsers:
 markdown-it-py for the specification and the docs pages, proto-schema-parser (through
-:func:`a2a_kb.extract.proto.parse`, whose listener keeps every comment's line) for the
-.proto, and :func:`a2a_kb.extract.json_positions.locate` for the JSON schema's
-``description`` members.
+`a2a_kb.extract.proto.parse`, whose listener keeps every comment's line) for the
+.proto, and `a2a_kb.extract.json_positions.locate` for the JSON schema's
+`description` members.
 
 What counts as a unit:
 
 - Markdown: every sentence of a paragraph, list item or table cell, split on sentence
-  ends (not on ``e.g.``, ``i.e.``, section numbers or inside brackets); a table row is one
-  unit (its cells joined with `` | ``); the comments of a TypeScript block, each about the
+  ends (not on `e.g.`, `i.e.`, section numbers or inside brackets); a table row is one
+  unit (its cells joined with ` | `); the comments of a TypeScript block, each about the
   declaration it belongs to. Other code blocks, HTML and headings are not prose.
 - .proto: every sentence of the comment block above (or after) a declaration, under its
-  top-level declaration (``TaskState``, ``Task``, ``A2AService``).
-- JSON schema: every sentence of a ``description`` (or ``title``) inside a definition,
+  top-level declaration (`TaskState`, `Task`, `A2AService`).
+- JSON schema: every sentence of a `description` (or `title`) inside a definition,
   under the definition's name.
 
-A unit is a candidate when its plain text has one of the lifecycle cues of :data:`CUES`
+A unit is a candidate when its plain text has one of the lifecycle cues of `CUES`
 (state names in any spelling, terminal/interrupted, cancel, (re)subscribe, stream, final,
 history, the ids that continue a task, task status, the task errors, pausing and
 resuming); a push-notification sentence counts only through another cue, so only where it
 concerns a state. The cues are deliberately wide: a false positive costs one
-``not-lifecycle`` line in the ledger, a miss would cost a fact.
+`not-lifecycle` line in the ledger, a miss would cost a fact.
 
 The key of a candidate is the first 12 hex digits of the sha256 of its normalised plain
 text (Unicode NFKC, lowercase, one space between words), so an unchanged sentence has the
@@ -100,7 +100,7 @@ class Sentence:
     line_start: int
     line_end: int
     cues: tuple[str, ...]
-    # What a comment or description is about (``TaskState.TASK_STATE_FAILED``, ``Task.history``):
+    # What a comment or description is about (`TaskState.TASK_STATE_FAILED`, `Task.history`):
     # "This is a terminal state." says one thing of FAILED and another of WORKING, so the
     # subject is part of the key. Empty for prose, whose sentences stand on their own.
     subject: str = ""
@@ -125,7 +125,7 @@ class Section:
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What the sweep reads of one source: its sections, and every unit of prose in them
-    (candidate or not: ``cues`` is empty for the rest)."""
+    (candidate or not: `cues` is empty for the rest)."""
 
     sections: list[Section]
     units: list[Sentence]
@@ -137,25 +137,27 @@ class Reading:
 def normalise(text: str) -> str:
     """The text a key is computed from: NFKC, lowercase, single spaces.
 
-    >>> normalise("The  Task\\nMUST   close.")
-    'the task must close.'
+    Examples:
+        >>> normalise("The  Task\\nMUST   close.")
+        'the task must close.'
     """
     return " ".join(unicodedata.normalize("NFKC", text).lower().split())
 
 
 def key_of(text: str, subject: str = "") -> str:
-    """The key of a sentence (of a comment about ``subject``, when it has one)."""
+    """The key of a sentence (of a comment about `subject`, when it has one)."""
     said = f"{subject}: {text}" if subject else text
     return hashlib.sha256(normalise(said).encode("utf-8")).hexdigest()[:KEY_DIGITS]
 
 
 def cues_of(text: str) -> tuple[str, ...]:
-    """The lifecycle cues a plain text has, in the order of :data:`CUES`.
+    """The lifecycle cues a plain text has, in the order of `CUES`.
 
-    >>> cues_of("The stream MUST close when the task reaches a terminal state.")
-    ('class', 'stream')
-    >>> cues_of("Push notifications are sent to a webhook URL.")
-    ()
+    Examples:
+        >>> cues_of("The stream MUST close when the task reaches a terminal state.")
+        ('class', 'stream')
+        >>> cues_of("Push notifications are sent to a webhook URL.")
+        ()
     """
     if _MACRO.match(text):
         return ()
@@ -187,15 +189,16 @@ _END = re.compile(r"[.!?](?=[\s)\]*_`\"']*(?:\s|$))")
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
-    """The (start, end) offsets of each sentence of ``text``, a run of prose.
+    """The (start, end) offsets of each sentence of `text`, a run of prose.
 
-    A sentence ends at ``.``, ``!`` or ``?`` followed by space or the end, outside
-    brackets, and not after an abbreviation (``e.g.``), a lone letter or a number
-    (``Section 3.1.``, ``v0.2.``).
+    A sentence ends at `.`, `!` or `?` followed by space or the end, outside
+    brackets, and not after an abbreviation (`e.g.`), a lone letter or a number
+    (`Section 3.1.`, `v0.2.`).
 
-    >>> t = "It ends (e.g., when done). See Section 3.1. Then [a. b](x.y) stops."
-    >>> [t[a:b] for a, b in split_sentences(t)]
-    ['It ends (e.g., when done).', 'See Section 3.1. Then [a. b](x.y) stops.']
+    Examples:
+        >>> t = "It ends (e.g., when done). See Section 3.1. Then [a. b](x.y) stops."
+        >>> [t[a:b] for a, b in split_sentences(t)]
+        ['It ends (e.g., when done).', 'See Section 3.1. Then [a. b](x.y) stops.']
     """
     spans: list[tuple[int, int]] = []
     depth = 0
@@ -272,7 +275,7 @@ def _section_id(heading: Heading, numbered: bool) -> str:
 
 
 def read_markdown(artifact: Artifact, numbered: bool) -> Reading:
-    """The sections (by heading) and prose units of a Markdown source. ``numbered`` says
+    """The sections (by heading) and prose units of a Markdown source. `numbered` says
     whether headings are addressed by their section number (the spec) or by anchor."""
     text = artifact.text
     tokens = _MARKDOWN.parse(text)
@@ -316,7 +319,7 @@ _TS_MEMBER = re.compile(r"^\s*(?:\|\s*)?(?:readonly\s+)?[\"']?([\w-]+)[\"']?\??\
 
 def _typescript_comments(fence: Token, section: str) -> list[Sentence]:
     """The sentences of the comments in a TypeScript block, each about the declaration it
-    sits above or trails: ``TaskStatusUpdateEvent.final``, ``TaskState.completed``."""
+    sits above or trails: `TaskStatusUpdateEvent.final`, `TaskState.completed`."""
     if fence.map is None:
         return []
     first = fence.map[0] + 2  # the fence's opening line comes first
@@ -472,8 +475,8 @@ def _joined_units(lines: list[tuple[int, str]], section: str, subject: str = "")
 # --- JSON schema ----------------------------------------------------------------------------
 
 def read_json_schema(artifact: Artifact) -> Reading:
-    """Each definition as a section, and the sentences of every ``description`` and
-    ``title`` inside it, each about its definition or the property it describes."""
+    """Each definition as a section, and the sentences of every `description` and
+    `title` inside it, each about its definition or the property it describes."""
     import json
 
     text = artifact.text
@@ -499,7 +502,7 @@ def read_json_schema(artifact: Artifact) -> Reading:
 
 
 def _property_of(pointer: Pointer) -> str:
-    """``Task.history`` for a description under ``properties/history``, else the definition."""
+    """`Task.history` for a description under `properties/history`, else the definition."""
     subject = str(pointer[1])
     for i, part in enumerate(pointer[:-1]):
         if part == "properties" and i + 1 < len(pointer) - 1:
@@ -530,7 +533,7 @@ READERS: dict[str, Reader] = {
 
 
 def read(artifact: Artifact) -> Reading:
-    """What the sweep reads of ``artifact``, by the reader of its kind."""
+    """What the sweep reads of `artifact`, by the reader of its kind."""
     reader = READERS.get(artifact.kind)
     if reader is None:
         known = ", ".join(sorted(READERS))

@@ -1,15 +1,15 @@
-"""Facts of a conformance-suite run record (source kind ``tck-run``): what a2a-tck's own
-runner reported for one SDK build, as ``a2a-kb tck`` keeps it in ``captures/tck/``.
+"""Facts of a conformance-suite run record (source kind `tck-run`): what a2a-tck's own
+runner reported for one SDK build, as `a2a-kb tck` keeps it in `captures/tck/`.
 
-The record is JSON (its shape is :mod:`a2a_kb.capture.tck`'s ``_record``); each fact carries
-the lines of the member it was read from, found by :mod:`.json_positions`.
+The record is JSON (its shape is `a2a_kb.capture.tck`'s `_record`); each fact carries
+the lines of the member it was read from, found by `json_positions`.
 
-- ``tck-build:<key>``: the build (package and version), the transports it served, and the
+- `tck-build:<key>`: the build (package and version), the transports it served, and the
   suite's branch and commit;
-- ``tck-verdict:<requirement id>``: the suite's level and verdict for the requirement, and its
-  verdict on each transport, flat (``{"level": "MUST", "status": "FAIL", "grpc": "FAIL"}``),
+- `tck-verdict:<requirement id>`: the suite's level and verdict for the requirement, and its
+  verdict on each transport, flat (`{"level": "MUST", "status": "FAIL", "grpc": "FAIL"}`),
   so that a claim can name one transport;
-- ``tck-test:<test id>``: one test's outcome, its requirement, transport and reason.
+- `tck-test:<test id>`: one test's outcome, its requirement, transport and reason.
 """
 
 from __future__ import annotations

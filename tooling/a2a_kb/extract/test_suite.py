@@ -1,30 +1,30 @@
-"""Facts of the conformance suite a2a-tck (source kind ``test-suite``), read with Python's ast.
+"""Facts of the conformance suite a2a-tck (source kind `test-suite`), read with Python's ast.
 
 The suite is Python, so its own parser reads it: nothing is matched by regular expression
-except the ``§`` references of a docstring. A file is one of:
+except the `§` references of a docstring. A file is one of:
 
-- a requirement module (1.0-dev ``tck/requirements/*.py``): each ``RequirementSpec(...)``
-  gives ``suite-requirement:<ID>``; ``base.py`` also gives each ``ErrorBinding(...)`` as
-  ``error-mapping:<ErrorName>`` (the same shape the specification's mapping table gives,
-  so a claim can set the two side by side) and its ``TERMINAL_STATES`` as
-  ``terminal-states:TaskState``;
-- a test module: each test function gives ``suite-test:<Class>::<name>`` (or ``<name>``)
-  with the requirements it records, its markers, the ``§`` sections its docstring cites,
-  and what its failing conditions check (see :func:`checks_of`); the parametrized runner's
-  selection and validation rules give ``suite-runner:<function>``;
-- the 1.0-dev suite's task factories (``_task_helpers.py``): the states each one makes
-  (``suite-helper:<function>``);
-- the 0.3 suite's ``tests/markers.py``: each marker with the level its comments give
-  (``suite-marker:<name>``);
-- 1.0-dev's ``specification/version.json``: the A2A commit the suite copied its spec from
-  (``suite-spec-pin:specification``);
-- the 0.3 suite's gRPC client (``tck/transport/grpc_client.py``): each function that maps a
-  wire state through a dict of ``TASK_STATE_*`` names, with its fallbacks
-  (``suite-state-map:<function>``), and each result it builds with a literal state
-  (``suite-fixed-state:<function>``);
-- 1.0-dev's ``specification/a2a.json``, the JSON Schema its data-model tests validate
-  responses with: which values of ``TaskStatus.state`` that schema accepts, found by asking
-  jsonschema about each probe in :data:`STATE_PROBES` (``suite-schema-state:TaskStatus.state``).
+- a requirement module (1.0-dev `tck/requirements/*.py`): each `RequirementSpec(...)`
+  gives `suite-requirement:<ID>`; `base.py` also gives each `ErrorBinding(...)` as
+  `error-mapping:<ErrorName>` (the same shape the specification's mapping table gives,
+  so a claim can set the two side by side) and its `TERMINAL_STATES` as
+  `terminal-states:TaskState`;
+- a test module: each test function gives `suite-test:<Class>::<name>` (or `<name>`)
+  with the requirements it records, its markers, the `§` sections its docstring cites,
+  and what its failing conditions check (see `checks_of`); the parametrized runner's
+  selection and validation rules give `suite-runner:<function>`;
+- the 1.0-dev suite's task factories (`_task_helpers.py`): the states each one makes
+  (`suite-helper:<function>`);
+- the 0.3 suite's `tests/markers.py`: each marker with the level its comments give
+  (`suite-marker:<name>`);
+- 1.0-dev's `specification/version.json`: the A2A commit the suite copied its spec from
+  (`suite-spec-pin:specification`);
+- the 0.3 suite's gRPC client (`tck/transport/grpc_client.py`): each function that maps a
+  wire state through a dict of `TASK_STATE_*` names, with its fallbacks
+  (`suite-state-map:<function>`), and each result it builds with a literal state
+  (`suite-fixed-state:<function>`);
+- 1.0-dev's `specification/a2a.json`, the JSON Schema its data-model tests validate
+  responses with: which values of `TaskStatus.state` that schema accepts, found by asking
+  jsonschema about each probe in `STATE_PROBES` (`suite-schema-state:TaskStatus.state`).
 
 The suite's files are data. Some of its text addresses coding assistants; it is read here
 as text, like the rest, and nothing in it is followed.
@@ -89,7 +89,7 @@ def extract(artifact: Artifact) -> list[Fact]:
 
 
 def _name(node: ast.AST) -> str:
-    """``a.b.c`` of a Name/Attribute chain, or ''."""
+    """`a.b.c` of a Name/Attribute chain, or ''."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
@@ -122,7 +122,7 @@ def _literal(node: ast.AST | None, constants: dict[str, Any]) -> Any:
 
 
 def _constants(module: ast.Module) -> dict[str, Any]:
-    """Module-level names bound to literals (``_TASK_NOT_FOUND_ERROR_CODE = -32001``)."""
+    """Module-level names bound to literals (`_TASK_NOT_FOUND_ERROR_CODE = -32001`)."""
     found: dict[str, Any] = {}
     for node in module.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -192,7 +192,7 @@ def _operation(node: ast.AST | None) -> str | None:
 
 
 def _error_name(node: ast.AST | None) -> str | None:
-    """``TASK_NOT_FOUND_ERROR`` → ``TaskNotFoundError`` (the binding's own ``name``)."""
+    """`TASK_NOT_FOUND_ERROR` → `TaskNotFoundError` (the binding's own `name`)."""
     if node is None or (isinstance(node, ast.Constant) and node.value is None):
         return None
     words = _name(node).rsplit(".", 1)[-1].split("_")
@@ -233,7 +233,7 @@ def _terminal_states(module: ast.Module) -> list[Draft]:
 
 
 def _markers(module: ast.Module, text: str) -> list[Draft]:
-    """Each ``name = pytest.mark.name`` with the level its trailing comment gives, or else the
+    """Each `name = pytest.mark.name` with the level its trailing comment gives, or else the
     comment line that heads its group."""
     trailing: dict[int, str] = {}
     heading: dict[int, str] = {}
@@ -296,7 +296,7 @@ def _test_functions(module: ast.Module) -> Iterator[_Test]:
 
 
 def _requirement_names(module: ast.Module) -> dict[str, str]:
-    """Module-level ``CORE_GET_001 = get_requirement_by_id("CORE-GET-001")`` bindings."""
+    """Module-level `CORE_GET_001 = get_requirement_by_id("CORE-GET-001")` bindings."""
     found = {}
     for node in module.body:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
@@ -347,7 +347,7 @@ def _runner(module: ast.Module) -> list[Draft]:
 
 
 def _helpers(module: ast.Module) -> list[Draft]:
-    """What the suite's task factories (``_task_helpers.py``) make: the states they name and
+    """What the suite's task factories (`_task_helpers.py`) make: the states they name and
     the other factories they build on. Only modules without tests have helpers."""
     if any(True for _ in _test_functions(module)):
         return []
@@ -365,7 +365,7 @@ def _helpers(module: ast.Module) -> list[Draft]:
     return drafts
 
 
-# --- how the suite's own clients read a state (0.3 ``tck/transport/*_client.py``) --------------
+# --- how the suite's own clients read a state (0.3 `tck/transport/*_client.py`) --------------
 
 
 def _functions(module: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -376,8 +376,8 @@ def _functions(module: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFuncti
 
 def _state_maps(module: ast.Module) -> list[Draft]:
     """A function that turns a wire state into the suite's state word through a dict of
-    ``TASK_STATE_*`` names: the dict, what ``.get`` falls back to for a name not in it, and
-    what the function returns when the name cannot be read at all (an ``except`` branch)."""
+    `TASK_STATE_*` names: the dict, what `.get` falls back to for a name not in it, and
+    what the function returns when the name cannot be read at all (an `except` branch)."""
     drafts = []
     for function in _functions(module):
         mappings = {}
@@ -409,8 +409,8 @@ def _is(node: ast.AST | None, text: str) -> bool:
 
 
 def _fixed_states(module: ast.Module) -> list[Draft]:
-    """A client method that builds its result's ``status`` with a literal state instead of
-    the one the server answered (``{"status": {"state": "canceled"}}``)."""
+    """A client method that builds its result's `status` with a literal state instead of
+    the one the server answered (`{"status": {"state": "canceled"}}`)."""
     drafts = []
     for function in _functions(module):
         for node in ast.walk(function):
@@ -451,9 +451,9 @@ def checks_of(function: ast.FunctionDef | ast.AsyncFunctionDef, constants: dict[
 
     A condition fails the test when it is asserted, or when it guards a branch that records
     a failure; a branch that only skips is a precondition and does not count. Each
-    condition is read for what it compares: an A2A error code (``error-code -32001``), a
-    task state (``state canceled``, ``state terminal``), a length bound, a field's
-    presence, the mere presence of an error (``any-error``), or success (``success``).
+    condition is read for what it compares: an A2A error code (`error-code -32001`), a
+    task state (`state canceled`, `state terminal`), a length bound, a field's
+    presence, the mere presence of an error (`any-error`), or success (`success`).
     A local name stands for the expression last assigned to it.
     """
     assigned: dict[str, ast.expr] = {}
@@ -474,7 +474,7 @@ def checks_of(function: ast.FunctionDef | ast.AsyncFunctionDef, constants: dict[
 
 def _read(test: ast.expr, assigned: dict[str, ast.expr], constants: dict[str, Any],
           wants_true: bool, depth: int = 0) -> list[str]:
-    """The checks in one condition; ``wants_true`` is whether the test passes when it holds."""
+    """The checks in one condition; `wants_true` is whether the test passes when it holds."""
     if depth > 4:
         return []
     checks = _classify(test, assigned, constants, wants_true, depth)

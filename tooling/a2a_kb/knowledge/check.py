@@ -2,21 +2,21 @@
 
 A claim's verdict is computed in this order:
 
-1. ``drifted``       a source it rests on no longer matches its pinned sha256;
-2. ``quote-missing`` its quote is not (or no longer) in the source;
-3. ``verified``      every ``expect`` holds, at every version the claim names (see
-                     :mod:`.plan`: the claim's own checks run on the counterpart of its
+1. `drifted`       a source it rests on no longer matches its pinned sha256;
+2. `quote-missing` its quote is not (or no longer) in the source;
+3. `verified`      every `expect` holds, at every version the claim names (see
+                     `plan`: the claim's own checks run on the counterpart of its
                      source at each version);
-4. ``contradicted``  an ``expect`` fails at some version, which the message names
-                     (``stale`` when the claim tracks the latest spec: a secondary source's
+4. `contradicted`  an `expect` fails at some version, which the message names
+                     (`stale` when the claim tracks the latest spec: a secondary source's
                      statement about the current spec, now out of date);
-5. ``unverifiable``  nothing about it can be checked with the pinned sources, or the claim
+5. `unverifiable`  nothing about it can be checked with the pinned sources, or the claim
                      reports what a page, paper or SDK says and no check reads that source.
 
 The run fails when a computed verdict differs from the recorded one; that is how CI learns
 that the world changed. Secondary sources read longer ago than the configured age warn
-(error with ``--strict``). With ``--strict``, a verified claim whose statement names a state,
-a code or a quoted phrase that its check does not read is an error too (:mod:`.strength`).
+(error with `--strict`). With `--strict`, a verified claim whose statement names a state,
+a code or a quoted phrase that its check does not read is an error too (`strength`).
 
 Why it is long: the verdict of a claim is one ordered decision (drift, quote, expectations
 per version, staleness), and the matching rules for quotes, state lists and items it applies
@@ -47,8 +47,8 @@ from .plan import Plan, Run, plan
 
 @dataclass
 class VersionResult:
-    """How a claim fares at one of its versions: ``holds``, ``fails``, ``quote-missing``,
-    ``no-counterpart`` (its source's file does not exist there) or ``not-checked``."""
+    """How a claim fares at one of its versions: `holds`, `fails`, `quote-missing`,
+    `no-counterpart` (its source's file does not exist there) or `not-checked`."""
 
     version: str
     status: str
@@ -118,14 +118,14 @@ class CheckResult:
 
 
 def _norm(text: str) -> str:
-    """``text`` with every run of whitespace made one space: what is looked for (a quote, a
+    """`text` with every run of whitespace made one space: what is looked for (a quote, a
     wanted phrase), short and different in every claim, so not worth keeping."""
     return " ".join(text.split())  # the same as re.sub(r"\s+", " ", text).strip(), faster
 
 
 @functools.lru_cache(maxsize=4096)
 def _norm_haystack(text: str) -> str:
-    """:func:`_norm` of what is looked in: a source, a section or a fact's text, long and
+    """`_norm` of what is looked in: a source, a section or a fact's text, long and
     shared by many claims. Kept apart from the quotes, so that ten thousand different
     quotes cannot push the sources' texts out and have them normalised again and again."""
     return _norm(text)
@@ -179,7 +179,7 @@ def _matches(op: str, actual: Any, expected: Any) -> bool:
 def _matching_item(pattern: str, actual: Any) -> str | None:
     """The first item a pattern is found in, or None. A list (an inventory) is searched item
     by item, so that a pattern never matches across two sentences or two table headers;
-    anything else as its text. RE2, never ``re``: a claim's pattern must not be able to hang
+    anything else as its text. RE2, never `re`: a claim's pattern must not be able to hang
     the check."""
     items = [str(a) for a in actual] if isinstance(actual, list) else [str(actual)]
     return next((item for item in items if patterns.search(pattern, item)), None)
@@ -193,8 +193,8 @@ def _show(value: Any, limit: int = 160) -> str:
 def evaluate(claim: Claim, kb: KnowledgeBase, book: FactBook) -> ClaimResult:
     """The verdict of one claim, with a message that says why.
 
-    A source whose pinned copy cannot be had stops this claim only: it is ``unverifiable``
-    (``drifted`` when a refresh saw the source move), and names the source that blocked it.
+    A source whose pinned copy cannot be had stops this claim only: it is `unverifiable`
+    (`drifted` when a refresh saw the source move), and names the source that blocked it.
     """
     try:
         return _evaluate(claim, kb, book)
@@ -358,7 +358,8 @@ def check(kb: KnowledgeBase, *, strict: bool = False, today: dt.date | None = No
           evaluator: Evaluator = evaluate) -> CheckResult:
     """Compute every claim's verdict; problems say what changed and what is too old.
 
-    ``evaluator`` stands in for :func:`evaluate` (knowledge.verdicts remembers verdicts)."""
+    `evaluator` stands in for [`evaluate`][a2a_kb.knowledge.check.evaluate] (knowledge.verdicts remembers
+    verdicts)."""
     cache = Cache(kb.project.cache_dir)
     book = FactBook(kb, cache)
     results = [evaluator(claim, kb, book) for claim in kb.claims.values()]

@@ -1,20 +1,20 @@
 """The words a source uses when it classifies a state, taken from the lines of the fact.
 
-A state table shows a class next to each source: ``interrupted`` for the v0.2.5
-specification, say. That source's table never uses the word: its ``Terminal?`` column says
+A state table shows a class next to each source: `interrupted` for the v0.2.5
+specification, say. That source's table never uses the word: its `Terminal?` column says
 "No (Pause)". So next to the class the site quotes the source's own words, read here from
 the very lines the class fact was read from, and a test holds each quote to those lines.
 
 The words are, in this order of preference:
 
-- a Markdown table row: its last cell (the ``Terminal?`` column: "Yes", "No", "No (Pause)");
+- a Markdown table row: its last cell (the `Terminal?` column: "Yes", "No", "No (Pause)");
 - a sentence that classifies in so many words: "This is an interrupted state", "(Terminal
   state)", "(Task is paused)", "not an interrupted or terminal state";
 - the few words around "terminal", "interrupted" or "paused" (a prose list such as "a task
   which has reached a terminal state (completed, canceled, …").
 
-The quote is verbatim once whitespace is folded and comment markers (``//``, ``*``, ``#``)
-are taken off the line starts; :func:`quoted_in` is the test's side of that promise.
+The quote is verbatim once whitespace is folded and comment markers (`//`, `*`, `#`)
+are taken off the line starts; `quoted_in` is the test's side of that promise.
 """
 
 from __future__ import annotations
@@ -47,13 +47,14 @@ def passage(lines: list[str], fact: Fact) -> str:
 
 
 def class_words(lines: list[str], fact: Fact) -> str:
-    """The source's own words for the class ``fact`` gives, or "" when its lines hold none.
+    """The source's own words for the class `fact` gives, or "" when its lines hold none.
 
-    >>> f = Fact("state-class", "TaskState.input-required", "interrupted", line_start=1, line_end=1)
-    >>> class_words(["| `input-required` | The task is effectively paused. | No (Pause) |"], f)
-    'No (Pause)'
-    >>> class_words(["// Waiting on the client. This is an interrupted state."], f)
-    'This is an interrupted state'
+    Examples:
+        >>> f = Fact("state-class", "TaskState.input-required", "interrupted", line_start=1, line_end=1)
+        >>> class_words(["| `input-required` | The task is effectively paused. | No (Pause) |"], f)
+        'No (Pause)'
+        >>> class_words(["// Waiting on the client. This is an interrupted state."], f)
+        'This is an interrupted state'
     """
     if fact.line_start < 1 or fact.line_start > len(lines):
         return ""
@@ -74,5 +75,5 @@ def class_words(lines: list[str], fact: Fact) -> str:
 
 
 def quoted_in(words: str, lines: list[str], fact: Fact) -> bool:
-    """Whether ``words`` stand, verbatim up to folded whitespace, in the fact's lines."""
+    """Whether `words` stand, verbatim up to folded whitespace, in the fact's lines."""
     return bool(words) and fold(words) in passage(lines, fact)

@@ -37,7 +37,7 @@ def register(kb: KnowledgeBase) -> dict[str, Any]:
     return {"conflicts": items}
 
 
-# What a source's claims speak for, where the source does not say (its ``binding`` does:
+# What a source's claims speak for, where the source does not say (its `binding` does:
 # json, grpc, prose).
 _BY_KIND = {"json-schema": "json", "proto": "grpc", "spec": "prose", "docs": "prose",
             "changelog": "prose", "git-refs": "git history", "capture": "SDK run",
@@ -61,8 +61,8 @@ _SPEC_KINDS = ("json-schema", "proto", "spec", "docs", "changelog", "git-refs")
 
 
 def source_key(source: Source) -> str:
-    """How a side names a source: ``proto`` for ``proto@v1.0.1`` (its versions follow), the
-    whole id for an SDK release's file, a run or a page (``a2a-java-taskstate@v1.2.0.Final``)."""
+    """How a side names a source: `proto` for `proto@v1.0.1` (its versions follow), the
+    whole id for an SDK release's file, a run or a page (`a2a-java-taskstate@v1.2.0.Final`)."""
     return source.id.split("@", 1)[0] if source.kind in _SPEC_KINDS else source.id
 
 

@@ -1,12 +1,12 @@
 """The data derived from the cache and the records, checked against what it was made from.
 
-Five stores hold derived data: the facts of each fetched copy (``<cache>/facts/``), the
-descriptors protoc compiled from each .proto (``<cache>/descriptors/``), what the diff reads
-from each .proto and JSON schema (``<cache>/diff/``), the query index
-(``<cache>/query-index.jsonl``) and the site's page reuse records, its search index among
-them (``.cache/site-pages/``). Each is sealed with this machine's key (:mod:`a2a_kb.seal`)
+Five stores hold derived data: the facts of each fetched copy (`<cache>/facts/`), the
+descriptors protoc compiled from each .proto (`<cache>/descriptors/`), what the diff reads
+from each .proto and JSON schema (`<cache>/diff/`), the query index
+(`<cache>/query-index.jsonl`) and the site's page reuse records, its search index among
+them (`.cache/site-pages/`). Each is sealed with this machine's key (`a2a_kb.seal`)
 and is believed only while the seal matches; this sweep,
-run by ``a2a-kb fetch`` (``--offline`` included), finds the damaged ones, removes them so
+run by `a2a-kb fetch` (`--offline` included), finds the damaged ones, removes them so
 that they are rebuilt from their inputs when next needed, and says which, so that damage is
 reported rather than silently absorbed.
 """

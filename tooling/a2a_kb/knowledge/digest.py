@@ -1,14 +1,14 @@
 """Digests of what a derived result was made from, and the sealed store that keeps the results.
 
 Caches that skip work between runs (remembered verdicts, the site's generated pages) key
-each result by a digest of exactly its inputs. :func:`canonical` writes a value (records,
+each result by a digest of exactly its inputs. `canonical` writes a value (records,
 results, plain data) the same way in every process, so that equal inputs give equal
-digests whatever the hash seed; a record's place in its file (its :class:`Mark`) can be
+digests whatever the hash seed; a record's place in its file (its [`Mark`][a2a_kb.diagnostics.Mark]) can be
 left out for results that do not depend on it, so that an edit above a record does not
 make everything below it look changed.
 
-:class:`SealedJson` keeps one JSON document per name in a folder, each written atomically
-and sealed (:func:`a2a_kb.cache.write_sealed`): a damaged, truncated or foreign
+`SealedJson` keeps one JSON document per name in a folder, each written atomically
+and sealed (`a2a_kb.cache.write_sealed`): a damaged, truncated or foreign
 file reads as missing, and the result is computed again instead of being believed.
 """
 
@@ -32,7 +32,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def digest(*parts: str | bytes) -> str:
-    """The sha256 of ``parts``, each length-prefixed, so that no two lists of parts collide
+    """The sha256 of `parts`, each length-prefixed, so that no two lists of parts collide
     by concatenation."""
     hashed = hashlib.sha256()
     for part in parts:
@@ -43,10 +43,10 @@ def digest(*parts: str | bytes) -> str:
 
 
 def canonical(value: Any, *, places: bool = True) -> str:
-    """``value`` as JSON text that two processes write alike: dataclasses by their fields
-    (with their type's name), sets sorted, dates in ISO form; without ``places``, every
-    :class:`Mark` is written as null. A value of another type is a TypeError, never its
-    ``repr`` (which could hold a memory address)."""
+    """`value` as JSON text that two processes write alike: dataclasses by their fields
+    (with their type's name), sets sorted, dates in ISO form; without `places`, every
+    [`Mark`][a2a_kb.diagnostics.Mark] is written as null. A value of another type is a TypeError, never its
+    `repr` (which could hold a memory address)."""
 
     def plain(o: Any) -> Any:
         if isinstance(o, Mark):
@@ -84,7 +84,7 @@ def _pairs(value: Any) -> Any:
 
 
 def tree_digest(roots: Iterable[Path]) -> str:
-    """The digest of every file under ``roots`` (relative path and bytes), bytecode left out."""
+    """The digest of every file under `roots` (relative path and bytes), bytecode left out."""
     parts: list[str | bytes] = []
     for root in roots:
         for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
@@ -93,7 +93,7 @@ def tree_digest(roots: Iterable[Path]) -> str:
 
 
 def library_versions(names: Iterable[str]) -> str:
-    """``name==version`` of each distribution (``name absent`` for one not installed)."""
+    """`name==version` of each distribution (`name absent` for one not installed)."""
     from importlib import metadata
 
     found = []
@@ -121,7 +121,7 @@ class SealedJson:
     """JSON documents by name in one folder, each sealed; see the module docstring.
 
     Writes that fail (a read-only or full disk) cost speed, not correctness: the result is
-    used all the same, and :attr:`unwritable` says why it was not kept.
+    used all the same, and `unwritable` says why it was not kept.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -132,7 +132,7 @@ class SealedJson:
         return self.folder / f"{name}.json"
 
     def read(self, name: str) -> Any:
-        """The document ``name``, or None when it is missing, damaged or not JSON."""
+        """The document `name`, or None when it is missing, damaged or not JSON."""
         payload = read_sealed(self.path(name))
         if payload is None:
             return None
@@ -149,7 +149,7 @@ class SealedJson:
             self.unwritable = f"{self.folder}: {e.strerror or e}"
 
     def keep_only(self, names: Iterable[str]) -> None:
-        """Remove every document not named in ``names`` (what no current input needs)."""
+        """Remove every document not named in `names` (what no current input needs)."""
         wanted = {f"{n}.json" for n in names}
         if not self.folder.is_dir():
             return

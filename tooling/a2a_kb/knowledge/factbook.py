@@ -1,7 +1,7 @@
 """The texts and facts of pinned sources, each read once: from the cache (or captures/ for
 a capture), the facts extracted on first use and kept by the bytes' sha256.
 
-Its own module, apart from :mod:`.check`, so that a reader of facts (the diff, the state
+Its own module, apart from [`check`][a2a_kb.knowledge.check], so that a reader of facts (the diff, the state
 tables) imports neither the check's plan nor its pattern engine.
 """
 
@@ -70,7 +70,7 @@ class FactBook:
         return self._facts[source.id]
 
     def drifted(self, source: Source) -> str:
-        """Why ``source`` no longer matches its pin, or '' when it does."""
+        """Why `source` no longer matches its pin, or '' when it does."""
         self.read.add(source.id)
         if self._entries is None:
             self._entries = self.cache.entries()

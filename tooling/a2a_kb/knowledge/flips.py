@@ -1,9 +1,9 @@
 """Which claims would change verdict if upstream's live bytes were pinned.
 
 Every claim is evaluated twice with the same rules as `check`
-(:func:`a2a_kb.knowledge.check.evaluate`): once against the pinned copies, once against a
-copy of the knowledge base where each source upstream changed reads its live bytes, and
-each new tag is a version with its live files (a new release becomes ``latest``, so claims
+([`a2a_kb.knowledge.check.evaluate`][a2a_kb.knowledge.check.evaluate]): once against the pinned copies, once
+against a copy of the knowledge base where each source upstream changed reads its live bytes, and
+each new tag is a version with its live files (a new release becomes `latest`, so claims
 that track the latest spec are held to it). Where the two verdicts differ, the claim flips:
 its id, both verdicts, why, and the live lines of the evidence.
 

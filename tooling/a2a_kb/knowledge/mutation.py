@@ -1,24 +1,24 @@
 """Claim mutation testing: does each verified claim's check prove what its statement says?
 
 A check can pass for the wrong reason. "FAILED cannot restart" checked by the fragment
-"cannot restart" still passes if ``failed`` leaves the list the sentence gives; a quote can
+"cannot restart" still passes if `failed` leaves the list the sentence gives; a quote can
 stop before the words that carry the claim. To find such checks, the facts a verified
 claim's checks read are perturbed, one mutation at a time, and the claim evaluated again
-by :func:`a2a_kb.knowledge.check.evaluate`. A mutation the claim survives (it stays
-``verified``) is a change to what the statement asserts that the check cannot see.
+by [`a2a_kb.knowledge.check.evaluate`][a2a_kb.knowledge.check.evaluate]. A mutation the claim survives (it
+stays `verified`) is a change to what the statement asserts that the check cannot see.
 
 Two families of mutation:
 
 - **of the check** (one expect, on one copy): drop or add a member of a list it names,
-  change a value it compares, shift a date, remove what a ``matches`` pattern finds, add an
-  item a ``not-matches`` pattern would find, remove the fact a ``present`` needs or add the
-  one an ``absent`` forbids, cut a quote out of its text;
+  change a value it compares, shift a date, remove what a `matches` pattern finds, add an
+  item a `not-matches` pattern would find, remove the fact a `present` needs or add the
+  one an `absent` forbids, cut a quote out of its text;
 - **of the statement** (at each version, on every copy that stands for it): the states,
   classes (terminal, interrupted) and JSON-RPC codes the statement names are taken out of
   every text its checks read, and out of every list of states. A check that still passes
   does not rest on them.
 
-A claim that survives any mutation is *weak*. :data:`ALLOW_FILE` lists, with a reviewed
+A claim that survives any mutation is *weak*. `ALLOW_FILE` lists, with a reviewed
 reason each, the weak claims accepted as they are; an entry for a claim that is no longer
 weak (or no longer exists) is an error, so the list cannot go stale.
 
@@ -142,7 +142,7 @@ class Report:
 
 
 class _MutatedBook(FactBook):
-    """The facts and texts of ``base``, with the edits of one mutation laid over them."""
+    """The facts and texts of `base`, with the edits of one mutation laid over them."""
 
     def __init__(self, base: FactBook, edits: tuple[Edit, ...]) -> None:
         super().__init__(base.kb, base.cache)
@@ -214,10 +214,11 @@ def _changed(value: Any) -> Any:
 def sample(pattern: str) -> str | None:
     """A string the pattern matches, built from its syntax tree, or None if none is found.
 
-    >>> sample(r"(?i)\\bcycl(?:e|es)\\b")
-    ' cycle '
-    >>> sample(r"input[-_ ]?required|x")
-    'inputrequired'
+    Examples:
+        >>> sample(r"(?i)\\bcycl(?:e|es)\\b")
+        ' cycle '
+        >>> sample(r"input[-_ ]?required|x")
+        'inputrequired'
     """
     try:
         tree = sre.parse(pattern)
@@ -362,7 +363,7 @@ def _cutting(words: str) -> Callable[[str], str]:
 
 
 def _erase_pattern(pattern: str, text: str) -> str:
-    """``text`` with every match of the pattern cut out (RE2 finds; Python does not run it)."""
+    """`text` with every match of the pattern cut out (RE2 finds; Python does not run it)."""
     compiled = patterns.compile_pattern(pattern)
     pieces, at = [], 0
     for match in compiled.finditer(text):
@@ -381,8 +382,9 @@ def named_terms(statement: str) -> list[tuple[str, re.Pattern[str]]]:
     """What a statement names that its check should rest on: states, the two classes, and
     JSON-RPC error codes, each with a pattern for all its spellings.
 
-    >>> [name for name, _ in named_terms("FAILED and TASK_STATE_CANCELLED are terminal (-32002)")]
-    ['failed', 'canceled', 'terminal', '-32002']
+    Examples:
+        >>> [name for name, _ in named_terms("FAILED and TASK_STATE_CANCELLED are terminal (-32002)")]
+        ['failed', 'canceled', 'terminal', '-32002']
     """
     found: list[tuple[str, re.Pattern[str]]] = []
     states = []
@@ -438,8 +440,8 @@ def _statement_mutations(claim: Claim, runs: list[Run],
 
 
 def _asserted_absent(runs: list[Run], name: str, words: re.Pattern[str]) -> bool:
-    """Whether a negative check of these copies is about the term: an ``excludes`` that
-    lists it, a ``not-matches`` whose pattern finds its words. The statement then names it
+    """Whether a negative check of these copies is about the term: an `excludes` that
+    lists it, a `not-matches` whose pattern finds its words. The statement then names it
     to say it is missing ("not unknown"), and taking it out proves nothing."""
     for run in runs:
         for e in run.expects:
@@ -461,9 +463,9 @@ def _asserted_absent(runs: list[Run], name: str, words: re.Pattern[str]) -> bool
 
 
 def _names_term(fact: Fact, name: str) -> bool:
-    """Whether a fact is about the term: its subject names the state (``state-class:
-    TaskState.failed``, ``enum-value:TaskState.TASK_STATE_FAILED``), its kind is the class
-    (``terminal-states``), or its value is the class (a ``state-class`` of ``terminal``)."""
+    """Whether a fact is about the term: its subject names the state (`state-class:
+    TaskState.failed`, `enum-value:TaskState.TASK_STATE_FAILED`), its kind is the class
+    (`terminal-states`), or its value is the class (a `state-class` of `terminal`)."""
     subject = fact.subject.split("@", 1)[0]
     if name in CANONICAL_STATES:
         tail = subject.removeprefix("TaskState.")
@@ -475,7 +477,7 @@ def _names_term(fact: Fact, name: str) -> bool:
 
 def _without_term(claim: Claim, runs: list[Run], book: FactBook, name: str,
                   words: re.Pattern[str]) -> Iterator[Edit]:
-    """The edits by which the copies ``runs`` read no longer name ``name``: facts about it
+    """The edits by which the copies `runs` read no longer name `name`: facts about it
     removed, it dropped from lists of states, its words (and a code's digits) cut from text."""
     def erase(text: str) -> str:
         return words.sub("", text)

@@ -1,11 +1,11 @@
 """Which copy of which source each check of a claim reads, at each version the claim names.
 
 A claim about versions 0.2.0 … 0.3.0 is about each of them, so its checks run at each of
-them. The claim's own checks (its ``quote`` and the expects without a ``source:``) are
-written against its ``source``; at a version that source does not belong to, they run
+them. The claim's own checks (its `quote` and the expects without a `source:`) are
+written against its `source`; at a version that source does not belong to, they run
 against the source's **counterpart**: the pinned source of the same kind, binding,
-repository and path that belongs to that version (``spec@v0.2.0`` for ``spec@v0.2.5``).
-Expects that name a ``source:`` point at one copy on purpose and run there only; a version
+repository and path that belongs to that version (`spec@v0.2.0` for `spec@v0.2.5`).
+Expects that name a `source:` point at one copy on purpose and run there only; a version
 one of them belongs to is *covered*: its author chose how it is checked, and the claim's
 own checks are not carried to it.
 
@@ -14,7 +14,7 @@ v0.2.4) is reported, never skipped in silence, and so is a version no check read
 A source that belongs to none of the claim's versions (the v1.0.1 CHANGELOG, for a claim
 about 0.1.0) is a document about those versions: its checks run once, on it, for all.
 
-Pure: the plan is computed from the records alone; :mod:`.check` runs it.
+Pure: the plan is computed from the records alone; [`check`][a2a_kb.knowledge.check] runs it.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def family(source: Source) -> tuple[str, str, str, str]:
 
 
 def counterpart(kb: KnowledgeBase, source: Source, version: str) -> Source | None:
-    """The copy of ``source``'s file that belongs to ``version``, or None. When a version
+    """The copy of `source`'s file that belongs to `version`, or None. When a version
     has two (the draft's schema at 47b436f and at 8a44cff), the one at the version's own
     commit is taken."""
     found = [s for s in kb.sources.values()
@@ -120,5 +120,5 @@ def plan(claim: Claim, kb: KnowledgeBase) -> Plan:
 def _answered(claim: Claim, source: Source) -> list[str]:
     """The claim's versions a copy answers for: those it belongs to; all of them when it
     belongs to none of them (a document about other versions, or one about no version, such
-    as the tag list) — then ``[]``, which stands for every version."""
+    as the tag list) — then `[]`, which stands for every version."""
     return [v for v in claim.versions if v in source.versions]

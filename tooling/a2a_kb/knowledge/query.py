@@ -4,9 +4,9 @@ The query path is kept light (no YAML, no JSON Schema, no extractors, when the i
 current): it reads the claim files with the strict YAML reader once, and keeps an index
 in the cache that is reused while the files are unchanged.
 
-The index is one file, ``query-index.jsonl``: a first line with the stamp of the record
+The index is one file, `query-index.jsonl`: a first line with the stamp of the record
 files and where each of its buckets starts, then one line per bucket holding the claims
-whose id hashes to it, each with its position in the KB. ``--id X`` reads the first line
+whose id hashes to it, each with its position in the KB. `--id X` reads the first line
 and one bucket (a few dozen claims), not the whole KB; other filters read every bucket.
 
 Nothing in it is believed unchecked, since a wrong answer here is a wrong verdict shown
@@ -16,12 +16,12 @@ to someone:
   every bucket; a bucket is used only while its bytes still match it;
 * the record files it was built from are named with their size, modification and change
   times, inode and the checksum of their bytes. A file whose status differs in any way
-  means a rebuild; a file modified within :data:`RACY_SECONDS` of the index being written
+  means a rebuild; a file modified within `RACY_SECONDS` of the index being written
   (when an edit could leave its times unchanged) is read and its checksum compared.
 
 The buckets' and files' checksums are BLAKE2b, and the header is sealed with a key of this
-user's (:mod:`a2a_kb.seal`), so a forged bucket fails as a damaged one does. BLAKE2b comes
-from the interpreter's builtin module, not through ``hashlib``, whose import also loads
+user's (`a2a_kb.seal`), so a forged bucket fails as a damaged one does. BLAKE2b comes
+from the interpreter's builtin module, not through `hashlib`, whose import also loads
 OpenSSL: two milliseconds of a warm query that reads no other digest.
 """
 
@@ -105,7 +105,7 @@ def _stamp(files: list[Path]) -> list[list[Any]]:
 
 def _checksum(data: bytes) -> str:
     """A bucket's or a record file's digest; the header that lists them is sealed with the
-    key (:func:`_seal`), so none of them can be replaced without the seal failing."""
+    key (`_seal`), so none of them can be replaced without the seal failing."""
     from ..seal import blake2b
 
     return blake2b(data, digest_size=16).hexdigest()
@@ -186,8 +186,8 @@ def _unchanged(header: dict[str, Any], files: list[Path], stamp: list[list[Any]]
 def _read_buckets(index: IO[bytes], header: dict[str, Any], wanted: list[int] | None) -> list[
     dict[str, Any]
 ] | None:
-    """The rows of the ``wanted`` buckets (all of them for None), in KB order, or None when a
-    bucket does not match its checksum. ``index`` is positioned just after its first line."""
+    """The rows of the `wanted` buckets (all of them for None), in KB order, or None when a
+    bucket does not match its checksum. `index` is positioned just after its first line."""
     starts, checksums = header["buckets"], header["checksums"]
     found: list[list[Any]] = []
     base = index.tell()
@@ -202,8 +202,8 @@ def _read_buckets(index: IO[bytes], header: dict[str, Any], wanted: list[int] | 
 
 
 def _cached_rows(path: Path, files: list[Path], ids: list[str]) -> list[dict[str, Any]] | None:
-    """The rows for ``ids`` (every row when empty) from the index, or None when the index is
-    missing, damaged, or describes other files than ``files``."""
+    """The rows for `ids` (every row when empty) from the index, or None when the index is
+    missing, damaged, or describes other files than `files`."""
     try:
         stamp = _stamp(files)
         with open(path, "rb") as index:
@@ -217,7 +217,7 @@ def _cached_rows(path: Path, files: list[Path], ids: list[str]) -> list[dict[str
 
 
 def verify_index(path: Path) -> str:
-    """Why the index at ``path`` is damaged ('' when it is sound or absent); a damaged one
+    """Why the index at `path` is damaged ('' when it is sound or absent); a damaged one
     is removed, to be rebuilt by the next query."""
     try:
         with open(path, "rb") as index:
@@ -236,7 +236,7 @@ def verify_index(path: Path) -> str:
 
 
 def select(project: Project, filters: Filters) -> list[dict[str, Any]]:
-    """The claims that pass ``filters`` (with their authority, file and line), from the
+    """The claims that pass `filters` (with their authority, file and line), from the
     index while the record files are unchanged, else read afresh and indexed."""
     from ..records.loader import record_files
 
@@ -253,10 +253,10 @@ def select(project: Project, filters: Filters) -> list[dict[str, Any]]:
 
 def from_index(root: str | None, filters: Filters) -> list[dict[str, Any]] | None:
     """The answer from a current index alone, or None when the index cannot give it (no
-    project here, no index, files changed): then :func:`run` takes the full path.
+    project here, no index, files changed): then [`run`][a2a_kb.knowledge.query.run] takes the full path.
 
     This is the warm path of `a2a-kb query`, so it imports neither the project settings
-    (TOML, dataclasses) nor the YAML reader; :mod:`a2a_kb.layout` gives it the same folders
+    (TOML, dataclasses) nor the YAML reader; `a2a_kb.layout` gives it the same folders
     as Project."""
     from ..layout import cache_dir, find_root, record_files_in
 
@@ -274,7 +274,7 @@ def all_rows(project: Project) -> list[dict[str, Any]]:
 
 
 def run(project: Project, filters: Filters, *, computed: bool = False) -> list[dict[str, Any]]:
-    """The claims that pass ``filters``; with ``computed``, verdicts come from a fresh check."""
+    """The claims that pass `filters`; with `computed`, verdicts come from a fresh check."""
     if not computed:
         return select(project, filters)
     from ..records.validate import validate

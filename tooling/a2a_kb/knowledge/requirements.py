@@ -1,10 +1,10 @@
 """The conformance suite's requirements and its verdicts on each SDK build, as the KB reads them.
 
-The registry is a2a-tck's own (``tck/requirements/*.py`` on 1.0-dev, read into
-``suite-requirement:<ID>`` facts); the verdicts are those its runner reported for each build
-(``captures/tck/``, read into ``tck-verdict:<ID>`` facts). This module says which
+The registry is a2a-tck's own (`tck/requirements/*.py` on 1.0-dev, read into
+`suite-requirement:<ID>` facts); the verdicts are those its runner reported for each build
+(`captures/tck/`, read into `tck-verdict:<ID>` facts). This module says which
 requirements are about the task lifecycle and how a verdict reads in words; the claims in
-``claims/tck-verdicts.yaml`` and the requirement matrix are made from both.
+`claims/tck-verdicts.yaml` and the requirement matrix are made from both.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ VERDICT_WORDS = {"PASS": "passes", "FAIL": "fails", "SKIPPED": "skipped", "NOT_T
 
 def registry(sources: list[Source], facts_of: Callable[[Source], dict[str, list[Fact]]],
              branch: str = "1.0-dev") -> dict[str, dict[str, Any]]:
-    """The suite's requirements on ``branch``: each ``suite-requirement`` fact of its pinned
-    ``tck/requirements/`` files, by id. ``facts_of`` is the fact book's (or the site data's)."""
+    """The suite's requirements on `branch`: each `suite-requirement` fact of its pinned
+    `tck/requirements/` files, by id. `facts_of` is the fact book's (or the site data's)."""
     found: dict[str, dict[str, Any]] = {}
     for source in sources:
         in_registry = source.path.startswith("tck/requirements/")
@@ -44,7 +44,7 @@ def registry(sources: list[Source], facts_of: Callable[[Source], dict[str, list[
 
 def is_lifecycle(rid: str, requirement: Mapping[str, Any]) -> bool:
     """Whether a registry requirement is about the task lifecycle: it names a task operation,
-    it is one of the suite's streaming requirements (``STREAM-``, events of a task), or it is
+    it is one of the suite's streaming requirements (`STREAM-`, events of a task), or it is
     tagged as about a task (DM-TASK-*, DM-STATUS-001)."""
     if requirement.get("operation") in TASK_OPERATIONS or rid.startswith("STREAM-"):
         return True
@@ -52,7 +52,7 @@ def is_lifecycle(rid: str, requirement: Mapping[str, Any]) -> bool:
 
 
 def transports_of(verdict: Mapping[str, Any]) -> dict[str, str]:
-    """The per-transport verdicts of a ``tck-verdict`` fact, in the suite's transport order."""
+    """The per-transport verdicts of a `tck-verdict` fact, in the suite's transport order."""
     return {t: str(verdict[t]) for t in TRANSPORT_TITLES if t in verdict}
 
 

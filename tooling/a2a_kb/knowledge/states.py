@@ -35,8 +35,8 @@ def _first(facts: dict[str, list[Fact]], key: str) -> Fact | None:
 def classes_of(facts: dict[str, list[Fact]], states: list[str]) -> dict[str, tuple[str, Fact | None]]:
     """What one source says of each state's class; empty when it classifies nothing.
 
-    A state the source classifies others beside and says nothing of is ``unclassified``,
-    but only if the source has that value at all: a binding without ``unknown`` (the gRPC
+    A state the source classifies others beside and says nothing of is `unclassified`,
+    but only if the source has that value at all: a binding without `unknown` (the gRPC
     proto) or without the zero value (the v0.x specification) says nothing of it, and gets
     no entry rather than "unclassified". A source that lists no values of its own (a
     guide page) is taken to speak of the named states only."""
@@ -66,10 +66,10 @@ def _presented(facts: dict[str, list[Fact]], states: list[str]) -> list[str]:
 
 def readings_of(facts: dict[str, list[Fact]], state: str,
                 primary: tuple[str, Fact | None]) -> list[tuple[str, Fact]]:
-    """Every place one source classifies ``state``: the class the table shows first, then
+    """Every place one source classifies `state`: the class the table shows first, then
     each other passage that gives it a class, then each prose list of the terminal states
     that leaves out a value the source itself has (the v0.2.4 specification's no-restart
-    rule names four terminal states; its own table calls ``unknown`` terminal too). A list
+    rule names four terminal states; its own table calls `unknown` terminal too). A list
     that is the value set's own presentation (a table, an enum's comments) is not read for
     what it leaves out: there the missing class is the row's own."""
     found: list[tuple[str, Fact]] = []
@@ -99,7 +99,7 @@ def readings_of(facts: dict[str, list[Fact]], state: str,
 
 
 def state_table(kb: KnowledgeBase, version: str, book: FactBook | None = None) -> dict[str, Any]:
-    """The states of ``version`` in the JSON shape of the CLI contract."""
+    """The states of `version` in the JSON shape of the CLI contract."""
     v = kb.version(version)
     book = book or FactBook(kb, Cache(kb.project.cache_dir))
     sources = [s for s in kb.sources_of(v.id) if s.kind in CLASSIFYING_KINDS]
@@ -192,13 +192,14 @@ def _reading(book: FactBook, source: Source, cls: str, fact: Fact) -> dict[str, 
 
 
 def contract_class(stated: str) -> str:
-    """A source's class of a state as the ``class`` key of the states contract gives it:
+    """A source's class of a state as the `class` key of the states contract gives it:
     active, interrupted, terminal or unclassified. A negative class that leaves one group
     open is that group ("not an interrupted or terminal state" is active); one that leaves
-    two open places the state in none. The source's own terms stay in ``stated``.
+    two open places the state in none. The source's own terms stay in `stated`.
 
-    >>> contract_class("not-interrupted-or-terminal"), contract_class("not-terminal")
-    ('active', 'unclassified')
+    Examples:
+        >>> contract_class("not-interrupted-or-terminal"), contract_class("not-terminal")
+        ('active', 'unclassified')
     """
     if stated in POSITIVE_CLASSES or stated == "unclassified":
         return stated
@@ -208,14 +209,14 @@ def contract_class(stated: str) -> str:
 
 def disagreement(by_source: dict[str, str]) -> bool:
     """Whether two sources give a state classes that cannot both hold (a source that says
-    nothing of it disagrees with none; see :func:`a2a_kb.extract.lifecycle.classes_disagree`)."""
+    nothing of it disagrees with none; see `a2a_kb.extract.lifecycle.classes_disagree`)."""
     stated = list(by_source.values())
     return any(classes_disagree(a, b) for i, a in enumerate(stated) for b in stated[i + 1 :])
 
 
 def _names_state(claim: Claim, state: str) -> bool:
-    """Whether a claim is about one state: its subject or locator is ``TaskState.<spelling>``
-    (a subject may go on after a ``/``: ``TaskState.auth-required/set-by``)."""
+    """Whether a claim is about one state: its subject or locator is `TaskState.<spelling>`
+    (a subject may go on after a `/`: `TaskState.auth-required/set-by`)."""
     for where in (claim.subject, claim.locator):
         head = where.split("/", 1)[0].split(" ", 1)[0]
         if head.startswith("TaskState.") and canonical_state(head.removeprefix("TaskState.")) == state:
@@ -224,7 +225,7 @@ def _names_state(claim: Claim, state: str) -> bool:
 
 
 def conflicts_about(kb: KnowledgeBase, version: str, state: str) -> list[str]:
-    """The register's conflicts that a claim about ``state`` at ``version`` belongs to, in
+    """The register's conflicts that a claim about `state` at `version` belongs to, in
     the register's order: how a reader of the state table finds where the disagreement is
     discussed."""
     named = {cid for c in kb.claims.values()
@@ -239,7 +240,7 @@ def all_versions(kb: KnowledgeBase) -> list[dict[str, Any]]:
 
 
 def resolve(kb: KnowledgeBase, name: str) -> dict[str, Any]:
-    """What ``name`` (any spelling from any version) names in each version."""
+    """What `name` (any spelling from any version) names in each version."""
     book = FactBook(kb, Cache(kb.project.cache_dir))
     state = canonical_state(name)
     answers = []

@@ -1,6 +1,6 @@
-"""Whether a claim's check reads what its statement says: ``a2a-kb check --strict``.
+"""Whether a claim's check reads what its statement says: `a2a-kb check --strict`.
 
-``a2a-kb mutate`` proves that each check reads its facts: change a fact and the verdict
+`a2a-kb mutate` proves that each check reads its facts: change a fact and the verdict
 must change. This is the opposite question: does the check read everything the statement
 asserts? A statement that names a state, an error code, an HTTP status or a quoted phrase
 asserts something about it; when none of the facts its check read (the evidence) nor any of
@@ -9,10 +9,10 @@ unread part is named.
 
 What counts as named, so that prose does not trip it:
 
-- a state written as code: ``TASK_STATE_INPUT_REQUIRED``, ``INPUT_REQUIRED``, ``COMPLETED``,
-  ``input-required``, or any spelling in backticks (a bare "completed" in a sentence is
+- a state written as code: `TASK_STATE_INPUT_REQUIRED`, `INPUT_REQUIRED`, `COMPLETED`,
+  `input-required`, or any spelling in backticks (a bare "completed" in a sentence is
   English, not a state);
-- a JSON-RPC error code (``-32002``) or an HTTP status (``409``);
+- a JSON-RPC error code (`-32002`) or an HTTP status (`409`);
 - a phrase in double quotes, straight or curly, of two characters or more.
 
 Each is looked for in the evidence and the expectations as the check compared them: states
@@ -22,7 +22,7 @@ folded and case ignored.
 Dates are held to the same rule, and to three more where they come from git (a commit's or
 a tag's date, which the mirror's API answers give in UTC):
 
-- a date (``2025-05-20``) the statement gives must be in what the check read;
+- a date (`2025-05-20`) the statement gives must be in what the check read;
 - a statement that dates a commit or a tag from those objects says its time zone ("UTC");
 - the date read is the one the statement names: "committed" reads the committer's date,
   "authored" the author's, a tag "created" the tag object's (the tagger's date), not the
@@ -87,10 +87,11 @@ def _fold(text: str) -> str:
 
 
 def named_states(text: str) -> set[str]:
-    """The states ``text`` names as code.
+    """The states `text` names as code.
 
-    >>> sorted(named_states("ends at `completed` or INPUT_REQUIRED, once completed"))
-    ['completed', 'input-required']
+    Examples:
+        >>> sorted(named_states("ends at `completed` or INPUT_REQUIRED, once completed"))
+        ['completed', 'input-required']
     """
     found = set()
     for m in _STATE.finditer(text):
@@ -101,13 +102,14 @@ def named_states(text: str) -> set[str]:
 
 
 def unread(claim: Claim, read: str) -> tuple[str, ...]:
-    """What ``claim``'s statement names that ``read`` (its evidence and expectations as
+    """What `claim`'s statement names that `read` (its evidence and expectations as
     text) does not hold.
 
-    >>> from a2a_kb.records.model import Claim
-    >>> c = Claim("x", 'The table says "No (Pause)" for INPUT_REQUIRED and -32002.', [], "s", [], None)
-    >>> unread(c, "state-class TASK_STATE_INPUT_REQUIRED interrupted No (Pause)")
-    ('number -32002',)
+    Examples:
+        >>> from a2a_kb.records.model import Claim
+        >>> c = Claim("x", 'The table says "No (Pause)" for INPUT_REQUIRED and -32002.', [], "s", [], None)
+        >>> unread(c, "state-class TASK_STATE_INPUT_REQUIRED interrupted No (Pause)")
+        ('number -32002',)
     """
     statement = claim.statement
     states = named_states(read) | {s for w in _WORD.findall(read) if (s := canonical_state(w))}
@@ -131,8 +133,9 @@ def _denied(statement: str) -> set[str]:
     TASK_STATE_UNSPECIFIED constant", "UNSPECIFIED has no class"): what an exhaustive list
     reads by leaving them out.
 
-    >>> sorted(_denied("It lists COMPLETED; UNSPECIFIED has no class"))
-    ['unspecified']
+    Examples:
+        >>> sorted(_denied("It lists COMPLETED; UNSPECIFIED has no class"))
+        ['unspecified']
     """
     return {s for clause in re.split(r"[;:,.]\s", statement) if _NEGATION.search(clause)
             for s in named_states(clause)}
@@ -145,7 +148,7 @@ def _spellings(state: str) -> list[str]:
 
 def _read_by_pattern(claim: Claim, states: set[str]) -> set[str]:
     """The states a pattern of the check (matches, not-matches) would find in some spelling:
-    ``(?i)input[-_ ]?required`` reads input-required, present or absent."""
+    `(?i)input[-_ ]?required` reads input-required, present or absent."""
     found = set()
     for e in claim.expect:
         if e.op not in ("matches", "not-matches") or not isinstance(e.value, str):
@@ -159,7 +162,7 @@ def _read_by_pattern(claim: Claim, states: set[str]) -> set[str]:
 
 def _enumerates(claim: Claim) -> bool:
     """Whether the check holds a value set equal to a whole list of states: such a check
-    reads the absence of every state it leaves out (see :func:`_denied`)."""
+    reads the absence of every state it leaves out (see `_denied`)."""
     for e in claim.expect:
         if e.op not in ("equals", "count"):
             continue
@@ -171,7 +174,7 @@ def _enumerates(claim: Claim) -> bool:
 
 
 def read_text(claim: Claim, result: ClaimResult) -> str:
-    """Everything the check of ``claim`` compared, as one text: each evidence fact's
+    """Everything the check of `claim` compared, as one text: each evidence fact's
     subject and value, each expectation's fact and value, and the claim's quote (the
     check finds it in the source word for word)."""
     parts = [f"{f.subject} {_flat(f.value)}" for f in result.evidence]
@@ -184,10 +187,11 @@ def undated(claim: Claim, kinds: set[str]) -> tuple[str, ...]:
     """What a statement's dates lack, given the kinds of fact its check read: a zone for a
     git date, or the git date its verb names.
 
-    >>> from a2a_kb.records.model import Claim
-    >>> c = Claim("x", "Commit 3eda07e was committed on 2025-05-20.", [], "s", [], None)
-    >>> undated(c, {"commit-author-date"})
-    ('time zone of 2025-05-20', 'commit-date (the statement says committed)')
+    Examples:
+        >>> from a2a_kb.records.model import Claim
+        >>> c = Claim("x", "Commit 3eda07e was committed on 2025-05-20.", [], "s", [], None)
+        >>> undated(c, {"commit-author-date"})
+        ('time zone of 2025-05-20', 'commit-date (the statement says committed)')
     """
     if not _DATE.search(claim.statement):
         return ()

@@ -1,7 +1,7 @@
 """The sweep: every lifecycle sentence of the primary sources, held to the ledger.
 
 For each version, each of its pinned primary sources that a scope of sources/sweep.yaml
-names is read by :mod:`a2a_kb.extract.sentences`; the scope selects its sections (by
+names is read by `a2a_kb.extract.sentences`; the scope selects its sections (by
 title, with their subsections) and the candidates in them must each be accounted for in
 the ledger, by the claims that state them or as not about the lifecycle. The comparison
 goes both ways (STYLE.md rule 8): what the sources say and the ledger does not is a
@@ -9,14 +9,14 @@ finding, and so is what the ledger says and the sources no longer do.
 
 Findings (each a diagnostic with the ledger's place and a fix):
 
-``sweep-unswept``      a version with sources in scope has no entry in the ledger;
-``sweep-sections``     a version entry's list of sections differs from what its scope selects
+`sweep-unswept`      a version with sources in scope has no entry in the ledger;
+`sweep-sections`     a version entry's list of sections differs from what its scope selects
                        (a new section to sweep, or one that is gone);
-``sweep-unaccounted``  a candidate sentence has no account;
-``sweep-uncovered``    an account's claims do not name a version the sentence is in;
-``sweep-stale``        an account names a sentence no swept source has any longer;
-``sweep-moved``        an account's ``in`` names a place that no longer has its sentence;
-``source-unavailable`` a source to sweep is not in the cache.
+`sweep-unaccounted`  a candidate sentence has no account;
+`sweep-uncovered`    an account's claims do not name a version the sentence is in;
+`sweep-stale`        an account names a sentence no swept source has any longer;
+`sweep-moved`        an account's `in` names a place that no longer has its sentence;
+`source-unavailable` a source to sweep is not in the cache.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def in_scope(kb: KnowledgeBase, version: str) -> list[Source]:
 
 
 def sweep(kb: KnowledgeBase, versions: list[str] | None = None) -> SweepResult:
-    """Sweep ``versions`` (default: every version) and compare with the ledger. A stale
+    """Sweep `versions` (default: every version) and compare with the ledger. A stale
     account is only looked for when every version is swept."""
     ledger = kb.sweep
     result = SweepResult(ledger)
@@ -303,7 +303,7 @@ def _account_words(account: SweepAccount | None) -> str:
 
 
 def format_text(result: SweepResult, listing: bool = False) -> str:
-    """The problems, then (with ``listing``) every swept section and sentence, then the
+    """The problems, then (with `listing`) every swept section and sentence, then the
     per-version figures."""
     from ..output import table
 

@@ -4,18 +4,18 @@ reads has changed.
 A claim's verdict (with its message, evidence and by-version results) is a function of:
 
 * the claim record, every field but its place in the file;
-* the source and version records, all of them: :func:`~.plan.plan` picks a source's
-  counterpart at each version among every source, and ``<kind>@latest`` resolves through
+* the source and version records, all of them: `plan` picks a source's
+  counterpart at each version among every source, and `<kind>@latest` resolves through
   the versions;
-* the copies of the sources its check asked the :class:`~.check.FactBook` about (the bytes
+* the copies of the sources its check asked the `FactBook` about (the bytes
   the cache holds for each, whether the pinned copy is there or damaged, and the cache
   index's entry, which says whether the source drifted), or a local transcript's bytes;
-* the code (:func:`~.digest.code_version`).
+* the code (`code_version`).
 
 The record kept for a claim holds a key over the first, second and fourth, and a digest of
 each source copy its check read; it is believed only while the key and every one of those
 digests still match what is on disk now. Anything else — another claim's record, a
-conflict, the date — is not read by :func:`~.check.evaluate`, which
+conflict, the date — is not read by [`evaluate`][a2a_kb.knowledge.check.evaluate], which
 tests/test_verdicts.py holds it to. The records are one sealed file, replaced atomically
 after each run: a killed run leaves the previous file, a damaged one is ignored.
 """
@@ -63,7 +63,7 @@ def _from_record(claim: Claim, record: dict[str, Any]) -> ClaimResult:
 class Verdicts:
     """The verdicts of the last run and an evaluator that reuses them (see the module).
 
-    ``check(kb, evaluator=verdicts.evaluate)``, then :meth:`commit` to keep this run's."""
+    `check(kb, evaluator=verdicts.evaluate)`, then `commit` to keep this run's."""
 
     def __init__(self, folder: Path, code: str | None = None) -> None:
         self.store = SealedJson(folder)
@@ -113,7 +113,8 @@ class Verdicts:
         return state
 
     def evaluate(self, claim: Claim, kb: KnowledgeBase, book: FactBook) -> ClaimResult:
-        """:func:`~.check.evaluate`, or the remembered result while nothing it read changed."""
+        """[`evaluate`][a2a_kb.knowledge.check.evaluate], or the remembered result while nothing it read
+        changed."""
         key = digest(self.code, self._world_digest(kb), canonical(claim, places=False))
         found = self.previous.get(claim.id)
         if (isinstance(found, dict) and found.get("key") == key and isinstance(found.get("reads"), dict)

@@ -2,5 +2,5 @@
 base they make up, and the rules that must hold across records.
 
 May import: the top-level modules (errors, diagnostics, layout, project, output, facts, commit,
-cache: dossier anchors are read from the fetched copy) and :mod:`a2a_kb.schemas`.
+cache: dossier anchors are read from the fetched copy) and `a2a_kb.schemas`.
 """

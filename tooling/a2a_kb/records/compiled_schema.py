@@ -4,9 +4,9 @@ jsonschema walks the schema for every record it validates, which costs a 10,000-
 several seconds. Almost every record is valid, so validation asks this compiled check
 first and runs jsonschema only for the records it rejects, where jsonschema's errors make
 the diagnostics. The compiled check must therefore never accept what jsonschema rejects:
-it implements the keywords our schemas use with JSON Schema's exact meaning (``1`` is not
-``true``, ``1.0`` is an integer, patterns are searched, lengths count code points), and a
-schema with any other keyword is not compiled at all (:func:`compile_schema` returns
+it implements the keywords our schemas use with JSON Schema's exact meaning (`1` is not
+`true`, `1.0` is an integer, patterns are searched, lengths count code points), and a
+schema with any other keyword is not compiled at all (`compile_schema` returns
 None and every record goes to jsonschema).
 """
 
@@ -35,7 +35,7 @@ class _NotCompiled(Exception):
 
 
 def compile_schema(schema: dict[str, Any]) -> Check | None:
-    """A predicate that is True only for instances ``schema`` accepts; None when the schema
+    """A predicate that is True only for instances `schema` accepts; None when the schema
     uses a keyword or reference this module does not implement."""
     try:
         return _Compiler(schema).build(schema)
@@ -72,10 +72,10 @@ def _unique(items: list[Any]) -> bool:
 class _Compiler:
     """Writes the schema out as Python source, one function per subschema, and runs it once.
 
-    Closures that call closures (``all(check(v) for check in checks)``) pay for a generator
+    Closures that call closures (`all(check(v) for check in checks)`) pay for a generator
     and a call at every node of every record; a generated function is a flat list of
-    ``if …: return False`` tests, and checks 10,000 claims in half the time. The
-    source holds no text from the schema but its property names (as ``repr`` literals):
+    `if …: return False` tests, and checks 10,000 claims in half the time. The
+    source holds no text from the schema but its property names (as `repr` literals):
     every other value (patterns, enums, bounds, constants) is passed in as a named object.
     """
 
@@ -103,7 +103,7 @@ class _Compiler:
         return check
 
     def compile(self, schema: Any) -> str:
-        """The name of a function that says whether a value is valid against ``schema``."""
+        """The name of a function that says whether a value is valid against `schema`."""
         name = self._name("_check")
         body = self._body(schema)
         self.source += [f"def {name}(v):", *(f"    {line}" for line in body), "    return True", ""]
@@ -220,7 +220,7 @@ class _Compiler:
         return lines
 
 
-# The test each JSON type is, as Python source over the value ``v``.
+# The test each JSON type is, as Python source over the value `v`.
 _TYPE_TESTS = {
     "string": "isinstance(v, str)",
     "object": "isinstance(v, dict)",

@@ -4,16 +4,16 @@ so that a claim's `origin` can be checked and the dossier's coverage measured.
 The dossier is one long line. Each block ends in a trailer naming the report section it
 came from, and a block's items are counted in one of three ways, the first that applies:
 
-- **numbered** items (``28. …``) by their number; the ``-`` that opens every block is the
+- **numbered** items (`28. …`) by their number; the `-` that opens every block is the
   block's own list marker, not an item;
-- **table rows** by position among the data rows (the header and the ``|---|`` row are not
+- **table rows** by position among the data rows (the header and the `|---|` row are not
   items), 1 for the first row under the header;
 - otherwise **bullets** by position, nested ones included, and a block that is one
   paragraph is item 1.
 
-A section whose trailer recurs (``reports/mechanism.md#scope`` closes two blocks) is one
+A section whose trailer recurs (`reports/mechanism.md#scope` closes two blocks) is one
 list: the second block's bullets carry on from the first block's. A trailer without an
-anchor (a report's preamble) names the report alone, and its origin is ``<report>:<n>``.
+anchor (a report's preamble) names the report alone, and its origin is `<report>:<n>`.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class Block:
         return n in self.items
 
     def item_text(self, n: int) -> str:
-        """The words of item ``n``, as the dossier has them (cut where the dossier cuts)."""
+        """The words of item `n`, as the dossier has them (cut where the dossier cuts)."""
         if self.numbers:
             parts = _split(self.text, _NUMBERED)
             return next((t for m, t in parts if m and m.group(1) == str(n)), "")
@@ -73,7 +73,7 @@ class Block:
 
 
 def _split(text: str, marker: re.Pattern[str]) -> list[tuple[re.Match[str] | None, str]]:
-    """``text`` cut at each ``marker``: (the marker, the words up to the next one)."""
+    """`text` cut at each `marker`: (the marker, the words up to the next one)."""
     cuts = list(marker.finditer(text))
     ends = [m.start() for m in cuts[1:]] + [len(text)] * bool(cuts)
     head = text[: cuts[0].start()] if cuts else text
@@ -93,7 +93,7 @@ def _is_table(body: str) -> bool:
 
 
 def blocks(text: str) -> dict[str, list[Block]]:
-    """The dossier's blocks keyed by ``report#anchor`` (``report`` for a preamble), in the
+    """The dossier's blocks keyed by `report#anchor` (`report` for a preamble), in the
     order they appear; a key may recur."""
     found: dict[str, list[Block]] = {}
     start = 0
@@ -119,7 +119,7 @@ def blocks(text: str) -> dict[str, list[Block]]:
 
 def items(index: dict[str, list[Block]]) -> dict[str, dict[int, str]]:
     """Every item of the dossier: section key → item number → its words. This is what
-    coverage counts: an origin ``<key>:<n>`` covers exactly one of these."""
+    coverage counts: an origin `<key>:<n>` covers exactly one of these."""
     return {key: {n: b.item_text(n) for b in found for n in b.items}
             for key, found in index.items()}
 
@@ -150,7 +150,7 @@ ORIGIN = re.compile(
 
 
 def origin_key(origin: str) -> tuple[str, int] | None:
-    """``(section key, item number)`` of an origin, or None when it is malformed."""
+    """`(section key, item number)` of an origin, or None when it is malformed."""
     m = ORIGIN.match(origin)
     if m is None:
         return None
@@ -159,7 +159,7 @@ def origin_key(origin: str) -> tuple[str, int] | None:
 
 
 def check_origin(origin: str, index: dict[str, list[Block]]) -> str | None:
-    """None when ``origin`` names a block and an item that exist; else what is wrong."""
+    """None when `origin` names a block and an item that exist; else what is wrong."""
     named = origin_key(origin)
     if named is None:
         return "is not of the form '<report file>#<anchor>:<n>'"
@@ -174,7 +174,7 @@ def check_origin(origin: str, index: dict[str, list[Block]]) -> str | None:
 
 
 def _ranges(numbers: list[int]) -> str:
-    """``[1, 2, 3, 7]`` → ``1–3, 7``."""
+    """`[1, 2, 3, 7]` → `1–3, 7`."""
     runs: list[list[int]] = []
     for n in numbers:
         if runs and n == runs[-1][-1] + 1:
@@ -185,7 +185,7 @@ def _ranges(numbers: list[int]) -> str:
 
 
 def closest(key: str, index: dict[str, list[Block]]) -> str:
-    """The dossier section whose name is closest to ``key``, for a tip."""
+    """The dossier section whose name is closest to `key`, for a tip."""
     import difflib
 
     match = difflib.get_close_matches(key, list(index), n=1, cutoff=0.5)

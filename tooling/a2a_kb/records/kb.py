@@ -22,12 +22,13 @@ def normalize_version(name: str) -> str:
 
 
 def version_key(name: str) -> tuple[int, tuple[int, ...], int, tuple[tuple[int, int | str], ...]]:
-    """Where a version id sorts: ``draft`` first, then numbered versions in semantic-version
-    order (a prerelease such as ``1.0.0-rc`` before its release), then ``main`` and any other
+    """Where a version id sorts: `draft` first, then numbered versions in semantic-version
+    order (a prerelease such as `1.0.0-rc` before its release), then `main` and any other
     name. The order of sources/versions.yaml must agree with it.
 
-    >>> sorted(["main", "1.0.0", "0.3.0", "1.0.0-rc", "draft"], key=version_key)
-    ['draft', '0.3.0', '1.0.0-rc', '1.0.0', 'main']
+    Examples:
+        >>> sorted(["main", "1.0.0", "0.3.0", "1.0.0-rc", "draft"], key=version_key)
+        ['draft', '0.3.0', '1.0.0-rc', '1.0.0', 'main']
     """
     found = _NUMBERED.match(normalize_version(name))
     if name == "draft":
@@ -44,7 +45,7 @@ def version_key(name: str) -> tuple[int, tuple[int, ...], int, tuple[tuple[int, 
 
 
 def is_prerelease(name: str) -> bool:
-    """Whether a version id names a prerelease (``1.0.0-rc``)."""
+    """Whether a version id names a prerelease (`1.0.0-rc`)."""
     found = _NUMBERED.match(normalize_version(name))
     return bool(found and found.group(4))
 
@@ -86,7 +87,7 @@ class KnowledgeBase:
         return found
 
     def resolve_source(self, ref: str) -> Source | None:
-        """A source by id; ``<kind>@latest`` names that kind's source in the newest release."""
+        """A source by id; `<kind>@latest` names that kind's source in the newest release."""
         if ref.endswith("@latest"):
             prefix = ref[: -len("@latest")]
             try:
@@ -114,6 +115,6 @@ class KnowledgeBase:
         return any(self.resolve_source(e.source) is own for e in claim.expect)
 
     def sources_of(self, version: str) -> list[Source]:
-        """The pinned primary sources that belong to ``version``."""
+        """The pinned primary sources that belong to `version`."""
         key = self.version(version).id
         return [s for s in self.sources.values() if key in s.versions and s.pinned]

@@ -1,10 +1,10 @@
 """load: record files on disk → parsed documents with marks, sorted by kind.
 
 Reads sources/*.yaml and claims/*.yaml (never the cache). Each file's single top-level key
-says what it holds: ``versions``, ``sources``, ``claims``, ``conflicts``, ``upstream`` or
-``sweep``, whatever its folder. A command that reads some kinds only (`a2a-kb diff` reads
+says what it holds: `versions`, `sources`, `claims`, `conflicts`, `upstream` or
+`sweep`, whatever its folder. A command that reads some kinds only (`a2a-kb diff` reads
 versions and sources) loads only the files that may hold them, told by their lines at
-column 0 before any YAML is parsed (:func:`may_hold`).
+column 0 before any YAML is parsed (`may_hold`).
 """
 
 from __future__ import annotations
@@ -114,10 +114,11 @@ def top_level_keys(text: str) -> set[str] | None:
     Lines are split at every line break YAML knows and at a few more (a form feed): an
     extra split can only make the answer None or add a key, never leave one out.
 
-    >>> sorted(top_level_keys("# the sources\\nsources:\\n  - id: a\\n") or [])
-    ['sources']
-    >>> top_level_keys('"sources": []') is None, top_level_keys("  sources: []") is None
-    (True, True)
+    Examples:
+        >>> sorted(top_level_keys("# the sources\\nsources:\\n  - id: a\\n") or [])
+        ['sources']
+        >>> top_level_keys('"sources": []') is None, top_level_keys("  sources: []") is None
+        (True, True)
     """
     if any(other in text for other in _OTHER_BREAKS):
         text = _BREAK.sub("\n", text)
@@ -144,17 +145,17 @@ def top_level_keys(text: str) -> set[str] | None:
 
 
 def _indented_from(text: str, at: int) -> bool:
-    """Whether, from ``at`` on, the first line that is neither blank nor a comment is indented."""
+    """Whether, from `at` on, the first line that is neither blank nor a comment is indented."""
     first = _CONTENT.search(text, at)
     return first is not None and first.group()[1] in " \t"
 
 
 def may_hold(path: Path, keys: Collection[str]) -> bool:
-    """Whether the record file at ``path`` may hold one of the top-level ``keys``.
+    """Whether the record file at `path` may hold one of the top-level `keys`.
 
     False only when its lines show for sure that it holds other kinds of records. A file
     whose lines do not say (it is empty, too large, not UTF-8, written in a form
-    :func:`top_level_keys` does not read) or whose top-level key is none of the known ones
+    `top_level_keys` does not read) or whose top-level key is none of the known ones
     (a misspelt 'source:') may hold anything, so it is read, and its problems reported."""
     from .yamldoc import MAX_BYTES
 
@@ -199,12 +200,12 @@ def load(project: Project, files: list[Path] | None = None, budget: Budget | Non
          kinds: Collection[str] | None = None) -> LoadResult:
     """Parse every record file; collect problems, never stop at the first.
 
-    Every file is held to its own limits and to what is left of the run's ``budget``; a
+    Every file is held to its own limits and to what is left of the run's `budget`; a
     file past either is refused with a diagnostic that says which limit it met, and the
     files after it are still read (each may fit what is left).
 
-    With ``kinds`` (record kinds: 'version', 'source', …), only the files that may hold
-    records of those kinds are read (:func:`may_hold`), and only records of those kinds
+    With `kinds` (record kinds: 'version', 'source', …), only the files that may hold
+    records of those kinds are read (`may_hold`), and only records of those kinds
     are kept: a file read because its lines did not say what it holds, and that holds
     claims, adds the problems of its YAML and none of its claims."""
     from ..commit import recover

@@ -47,7 +47,7 @@ class Version:
 
     @property
     def prerelease(self) -> bool:
-        """A release candidate or similar: tagged, but not a release (``1.0.0-rc``)."""
+        """A release candidate or similar: tagged, but not a release (`1.0.0-rc`)."""
         return "-" in self.id and self.id[:1].isdigit()
 
 
@@ -72,7 +72,7 @@ class Source:
     binding: str = ""
     notes: str = ""
     repository: str = ""  # owner/name when the file is not from a2aproject/A2A
-    branch: str = ""  # the branch whose head ``commit`` was when the file was taken
+    branch: str = ""  # the branch whose head `commit` was when the file was taken
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -213,7 +213,7 @@ class Upstream:
 
 @dataclass
 class SweepScope:
-    """Which sections of a source are swept: those whose title matches one of ``titles``
+    """Which sections of a source are swept: those whose title matches one of `titles`
     (RE2, whole title, any case), each with its subsections."""
 
     source: str  # the source name: the part of a source id before '@'

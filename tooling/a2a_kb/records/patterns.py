@@ -1,13 +1,13 @@
-"""Regular expressions written by record authors (``op: matches`` and ``op: not-matches``).
+"""Regular expressions written by record authors (`op: matches` and `op: not-matches`).
 
 A claim file is proposed by anyone, so its patterns are hostile until proven otherwise.
-Python's ``re`` backtracks: ``(.*.*)*$$x`` against a few dozen characters runs for longer
-than the universe has existed, and a claim carrying it would hang ``check``, the site
+Python's `re` backtracks: `(.*.*)*$$x` against a few dozen characters runs for longer
+than the universe has existed, and a claim carrying it would hang `check`, the site
 build and CI. Patterns therefore run on RE2, whose matching time is linear in the text and
 whose memory is capped; what RE2 cannot do in linear time (look-around, back-references)
 it refuses to compile, and validation reports that with the claim's place.
 
-The one entry point is :func:`compile_pattern`: validation calls it to report a bad
+The one entry point is `compile_pattern`: validation calls it to report a bad
 pattern, the check calls it to run one, so nothing can pass the first and hang the second.
 """
 
@@ -43,7 +43,7 @@ def _options() -> Any:
 # bounded gap such as [\s\S]{0,160} takes RE2 milliseconds).
 @functools.lru_cache(maxsize=8192)
 def compile_pattern(pattern: str) -> Any:
-    """The compiled RE2 pattern, or :class:`PatternError` saying what is wrong with it."""
+    """The compiled RE2 pattern, or `PatternError` saying what is wrong with it."""
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise PatternError(
             f"the pattern is {len(pattern):,} characters long, over the limit of {MAX_PATTERN_LENGTH:,}"
@@ -65,5 +65,5 @@ def compile_pattern(pattern: str) -> Any:
 
 
 def search(pattern: str, text: str) -> bool:
-    """Whether ``pattern`` is found anywhere in ``text`` (Python ``re.search`` semantics)."""
+    """Whether `pattern` is found anywhere in `text` (Python `re.search` semantics)."""
     return compile_pattern(pattern).search(text) is not None

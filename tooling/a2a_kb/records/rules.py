@@ -1,11 +1,11 @@
 """The cross-record rules of validation, one function each, in one registry.
 
-Each rule takes the whole knowledge base (a :class:`Context`) and yields diagnostics, so
-one run reports every problem: unique ids, references that resolve, real dates, https
+Each rule takes the whole knowledge base (a [`Context`][a2a_kb.records.rules.Context]) and yields
+diagnostics, so one run reports every problem: unique ids, references that resolve, real dates, https
 only, no path traversal, origins that name a block and an item of the fetched dossier,
 conflict sides whose claims list the conflict, pinned sources that say where they live.
 
-The registry, :data:`RULES`, says which record kinds each rule reads: validating some
+The registry, `RULES`, says which record kinds each rule reads: validating some
 kinds only (`a2a-kb diff` reads versions and sources) runs the rules that read nothing
 else, so that no rule takes a kind it was not given for one with no records.
 
@@ -599,5 +599,5 @@ RULES: dict[Rule, frozenset[str]] = {
 
 
 def rules_for(kinds: Collection[str]) -> list[Rule]:
-    """The rules that read only ``kinds``, in the order they report."""
+    """The rules that read only `kinds`, in the order they report."""
     return [rule for rule, reads in RULES.items() if reads <= set(kinds)]

@@ -2,7 +2,7 @@
 source text: each entry is one kind of entry, names what exists, and says it once.
 
 What the sources themselves say (which sentences are candidates, which sections a scope
-selects) is compared by :mod:`a2a_kb.knowledge.sweep`, which reads the cache.
+selects) is compared by `a2a_kb.knowledge.sweep`, which reads the cache.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def entry_kind(data: dict[str, object]) -> str:
 
 def build(kb: KnowledgeBase, records: list[RawRecord]) -> None:
     """The typed ledger of the records that passed the schema; a second entry for the same
-    scope, version or key is left out (:func:`ledger_rules` reports it)."""
+    scope, version or key is left out (`ledger_rules` reports it)."""
     ledger = SweepLedger()
     for r in records:
         d = r.data

@@ -1,18 +1,18 @@
 """The URL policy: which addresses a record may name and a2a-kb may fetch.
 
-A source URL comes from a record anyone may propose, and ``a2a-kb fetch`` (in CI, on a
+A source URL comes from a record anyone may propose, and `a2a-kb fetch` (in CI, on a
 developer's machine) connects to it. So an address must be https, carry no user name or
 password, and name a public host: not loopback, not a private, link-local (cloud metadata
 at 169.254.169.254), shared, multicast or reserved address, and not a name that only means
-something on a local network (``localhost``, ``*.local``, ``*.internal``, ``*.localhost``).
+something on a local network (`localhost`, `*.local`, `*.internal`, `*.localhost`).
 
 This module judges what can be judged from the text of a URL; validation uses it for every
-URL in the records. :mod:`a2a_kb.sources.http` applies the same rules to what a host name
+URL in the records. `a2a_kb.sources.http` applies the same rules to what a host name
 resolves to and to the address it actually connects to, so a public name that resolves to
 a private address is refused as well.
 
-The one exception is loopback, and only when asked for explicitly (``allow_loopback``, set
-by :class:`a2a_kb.sources.http.HttpPolicy`): tests serve copies from 127.0.0.1. Private
+The one exception is loopback, and only when asked for explicitly (`allow_loopback`, set
+by `a2a_kb.sources.http.HttpPolicy`): tests serve copies from 127.0.0.1. Private
 ranges are never allowed.
 """
 
@@ -75,7 +75,7 @@ def address_problem(address: str, *, allow_loopback: bool = False) -> str:
     """Why a2a-kb must not connect to this IP address ('' when it may).
 
     An IPv6 address that carries an IPv4 address (mapped, NAT64, 6to4, Teredo, IPv4-compatible)
-    is judged as that IPv4 address too: ``64:ff9b::7f00:1`` reaches 127.0.0.1 through a NAT64
+    is judged as that IPv4 address too: `64:ff9b::7f00:1` reaches 127.0.0.1 through a NAT64
     gateway. Loopback is allowed only as itself, never through a translation."""
     found = _ip(address)
     if found is None:
@@ -93,7 +93,7 @@ def address_problem(address: str, *, allow_loopback: bool = False) -> str:
 
 
 def url_problem(url: str, *, allow_loopback: bool = False) -> str:
-    """Why ``url`` is outside the policy ('' when it is inside), judged from its text alone."""
+    """Why `url` is outside the policy ('' when it is inside), judged from its text alone."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""

@@ -1,16 +1,17 @@
 """validate: JSON Schema and cross-record rules → a typed knowledge base and diagnostics.
 
 Each record is checked against the schema of its kind (a compiled check first; jsonschema
-describes what that check rejects), records that pass become typed records, and then every
-rule of :mod:`a2a_kb.records.rules` runs over the whole knowledge base, so one run reports every
-problem. Records that break their schema are left out of the typed knowledge base (their
-ids still count for uniqueness) so that no rule trips on a half-formed record.
+describes what that check rejects), records that pass become typed records, and then
+every rule of [`a2a_kb.records.rules`][a2a_kb.records.rules] runs over the whole knowledge
+base, so one run reports every problem. Records that break their schema are left out of
+the typed knowledge base (their ids still count for uniqueness) so that no rule trips on a
+half-formed record.
 
-A command that reads some kinds of records only validates those: ``validate(project,
-kinds={"version", "source"})`` reads the files that hold them, checks their schemas and
-runs the rules that read nothing else (:func:`a2a_kb.records.rules.rules_for`), so a broken
-claim does not stop `a2a-kb diff`, and a broken source still does, reported as `validate`
-reports it.
+A command that reads some kinds of records only validates those:
+`validate(project, kinds={"version", "source"})` reads the files that hold them, checks
+their schemas and runs the rules that read nothing else
+([`rules_for`][a2a_kb.records.rules.rules_for]), so a broken claim does not stop
+`a2a-kb diff`, and a broken source still does, reported as `validate` reports it.
 
 Why it is long: schema validation and the typed build of records are one step: what a
 failing record's schema error says (the field, the tip, the expected type) is written from
@@ -77,14 +78,14 @@ _FIELD_TIPS = {
 
 
 def _record_schema(kind: str) -> dict[str, Any]:
-    """The schema of one record of ``kind`` (the file schema's definition of it)."""
+    """The schema of one record of `kind` (the file schema's definition of it)."""
     root = schema(kind)
     return {"$ref": f"#/$defs/{kind}", "$defs": root["$defs"]}
 
 
 @functools.cache
 def validator(kind: str) -> Draft202012Validator:
-    """jsonschema's validator of one record of ``kind``, built when a record of that kind
+    """jsonschema's validator of one record of `kind`, built when a record of that kind
     first fails its compiled check."""
     from jsonschema import Draft202012Validator
 
@@ -93,7 +94,7 @@ def validator(kind: str) -> Draft202012Validator:
 
 @functools.cache
 def quick_check(kind: str) -> Check | None:
-    """The schema of ``kind`` compiled to a predicate that accepts only valid records (None
+    """The schema of `kind` compiled to a predicate that accepts only valid records (None
     for a schema the compiler does not handle: then jsonschema sees every record)."""
     return compile_schema(_record_schema(kind))
 
@@ -101,10 +102,10 @@ def quick_check(kind: str) -> Check | None:
 @collector_paused()
 def validate(project: Project, loaded: LoadResult | None = None,
              kinds: Collection[str] = KINDS) -> KnowledgeBase:
-    """Load (unless given) and validate every record of ``kinds`` (default: every kind);
+    """Load (unless given) and validate every record of `kinds` (default: every kind);
     the result carries all problems.
 
-    Pick ``kinds`` closed under what their records name (a source names versions; a claim
+    Pick `kinds` closed under what their records name (a source names versions; a claim
     names sources, conflicts, versions and claims): a rule that reads a kind not given
     does not run."""
     unknown = set(kinds) - set(KINDS)

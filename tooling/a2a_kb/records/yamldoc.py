@@ -9,7 +9,7 @@ missing) and built into plain Python values by hand, so that:
   files and files of too many values are reported as diagnostics instead of being
   silently accepted;
 * the work is linear in the size of the file: nothing scans the whole text per value,
-  and a file stops being read at its limit of values (``max_nodes``), so one hostile file
+  and a file stops being read at its limit of values (`max_nodes`), so one hostile file
   can cost neither quadratic time nor unbounded memory;
 * timestamps stay strings, so the validator can say that 2026-02-30 is no date.
 
@@ -105,7 +105,7 @@ class Document:
     _marks: dict[str, Mark] | None = field(default=None, init=False, repr=False, compare=False)
 
     def mark(self, pointer: str) -> Mark:
-        """The mark of ``pointer``, or of its nearest ancestor that has one."""
+        """The mark of `pointer`, or of its nearest ancestor that has one."""
         if self.places is None:
             return Mark(self.path, 1, 1)
         line, column, children = self.places
@@ -153,9 +153,9 @@ def _line_col_at(data: bytes, offset: int) -> tuple[int, int]:
 
 def read(path: Path, display: str | None = None, max_bytes: int = MAX_BYTES,
          max_nodes: int = MAX_NODES) -> Document:
-    """Read one YAML file. Problems are in ``Document.problems``; value is None then.
+    """Read one YAML file. Problems are in `Document.problems`; value is None then.
 
-    ``max_bytes`` and ``max_nodes`` are this file's share of the limits; the loader lowers
+    `max_bytes` and `max_nodes` are this file's share of the limits; the loader lowers
     them to what is left of the run's budget."""
     name = display or str(path)
     try:
@@ -637,7 +637,7 @@ class _Builder:
             places[key] = (key_line, key_column, place[2])
 
     def skip(self, event: Any) -> None:
-        """Consume the rest of the node that ``event`` starts (refusing anchors in it too)."""
+        """Consume the rest of the node that `event` starts (refusing anchors in it too)."""
         open_nodes = 0
         while True:
             cls = event.__class__
@@ -654,7 +654,7 @@ class _Builder:
             event = self.next()
 
     def _control_character(self, value: str, event: Any) -> None:
-        """Report a control character in ``value``, if it holds one (tab and line break are
+        """Report a control character in `value`, if it holds one (tab and line break are
         not printable, and are text)."""
         found = _CONTROL.search(value)
         if found is None:

@@ -22,7 +22,7 @@ FILE_KEYS = {
 
 @cache
 def schema(kind: str) -> dict[str, Any]:
-    """The JSON Schema (2020-12) of a record file of ``kind``."""
+    """The JSON Schema (2020-12) of a record file of `kind`."""
     if kind not in KINDS:
         raise KeyError(kind)
     # Beside this module, read as a file: the package is installed unzipped (pip always

@@ -1,7 +1,7 @@
-"""Build the site. A build never leaves site/ half-written (serving it: :mod:`.serve`).
+"""Build the site. A build never leaves site/ half-written (serving it: `serve`).
 
-``build`` renders into a fresh folder beside site/ and then swaps it in with one atomic
-``renameat2(RENAME_EXCHANGE)`` (Linux), so at every moment site/ is either the previous
+`build` renders into a fresh folder beside site/ and then swaps it in with one atomic
+`renameat2(RENAME_EXCHANGE)` (Linux), so at every moment site/ is either the previous
 complete build or the new complete one: a failed or killed build leaves the last good site
 where it was. Builds of one project are serialised by a lock file.
 """
@@ -75,7 +75,7 @@ class _TerminalSafe(logging.Formatter):
 
 @contextlib.contextmanager
 def _log_to_stderr(quiet: bool) -> Iterator[None]:
-    """MkDocs reports through logging; show its INFO lines unless ``quiet``."""
+    """MkDocs reports through logging; show its INFO lines unless `quiet`."""
     logger = logging.getLogger("mkdocs")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_TerminalSafe("%(levelname)-7s -  %(message)s"))
@@ -107,7 +107,7 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def publish(staging: Path, site: Path) -> None:
-    """Make the complete build in ``staging`` the site, replacing the previous one whole."""
+    """Make the complete build in `staging` the site, replacing the previous one whole."""
     if not site.exists() and not site.is_symlink():
         os.rename(staging, site)
         return
@@ -132,13 +132,13 @@ def _sweep(project: Project) -> None:
 def build_into(project: Project, target: Path, strict: bool = True, quiet: bool = True,
                previous: Path | None = None, site_url: str | None = None,
                plugins: dict[str, Any] | None = None, log_to_stderr: bool = True) -> None:
-    """Run the MkDocs build of ``project`` into ``target`` (emptied first); no publishing.
+    """Run the MkDocs build of `project` into `target` (emptied first); no publishing.
 
-    ``previous`` is the last published build: in strict mode, pages whose inputs hash the
-    same as then are taken from it instead of being rendered again (see ``reuse``); a
+    `previous` is the last published build: in strict mode, pages whose inputs hash the
+    same as then are taken from it instead of being rendered again (see `reuse`); a
     non-strict build renders everything, since a replayed page would not repeat its warnings.
-    ``site_url`` replaces mkdocs.yml's (the preview's address); ``plugins`` are added after
-    the configured ones (the preview's, which keep what the build made). ``log_to_stderr``
+    `site_url` replaces mkdocs.yml's (the preview's address); `plugins` are added after
+    the configured ones (the preview's, which keep what the build made). `log_to_stderr`
     False: the caller shows MkDocs' messages itself.
     Raises BuildError when MkDocs aborts (in strict mode, on any warning).
     """
@@ -179,7 +179,7 @@ def build_into(project: Project, target: Path, strict: bool = True, quiet: bool 
 
 
 def build(project: Project, strict: bool = True, quiet: bool = False) -> Path:
-    """Build the site into ``project.site_dir``; raise BuildError (site/ untouched) on failure."""
+    """Build the site into `project.site_dir`; raise BuildError (site/ untouched) on failure."""
     _config_file(project)
     site = project.site_dir
     with _lock(project):

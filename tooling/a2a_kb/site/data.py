@@ -1,7 +1,7 @@
 """Everything the site shows, gathered once per build from the knowledge base.
 
 This is the edge where the site meets the rest of the pipeline (validate, check, states,
-diff, lifecycle, the fact cache); the renderers only ever see a :class:`SiteData`.
+diff, lifecycle, the fact cache); the renderers only ever see a `SiteData`.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ class Derived:
 
 _TABLE_READS = ("claims.conflicts", "claims.locator", "claims.subject", "claims.versions", "conflicts",
                 "facts", "sources", "versions")
-# The slow ones, kept between builds (in ``store``/derived) while what they read is the same.
+# The slow ones, kept between builds (in `store`/derived) while what they read is the same.
 DERIVED: dict[str, Derived] = {
     "tables": Derived(_tables, _TABLE_READS),
     "diffs": Derived(_diffs, ("facts", "sources", "versions")),
@@ -213,12 +213,12 @@ def collect(project: Project, kb: KnowledgeBase | None = None, *, store: Path | 
     last test run, the site audit's scores, the benchmark's results).
 
     Errors in the records do not stop the collection (pages show what is valid); they are
-    returned as ``problems`` for the plugin to report. Broken set-up (a source missing from
-    the cache) raises the pipeline's own :class:`~a2a_kb.errors.KBError`.
+    returned as `problems` for the plugin to report. Broken set-up (a source missing from
+    the cache) raises the pipeline's own `KBError`.
 
-    ``store`` is the folder where the site keeps what it derived in earlier builds; with
+    `store` is the folder where the site keeps what it derived in earlier builds; with
     it, a claim is checked again only when its inputs changed (see knowledge.verdicts), and
-    the values of :data:`DERIVED` are computed again only when what they read changed.
+    the values of `DERIVED` are computed again only when what they read changed.
     """
     kb = kb if kb is not None else validate(project)
     book = FactBook(kb, Cache(project.cache_dir))

@@ -6,13 +6,13 @@ record text either in raw HTML blocks (which Markdown leaves alone: HTML escapin
 or in Markdown (headings, link text), where Markdown syntax must be neutralised as well.
 
 The theme (mkdocs-material) then writes page and navigation titles into every page, and
-treats them as HTML: it prints them unescaped, and for ``<title>`` and some attributes it
-first applies Jinja's ``striptags``, which drops tags *and turns entities back into
-characters*. A version titled ``</title><img src=x onerror=…>`` reached the heading escaped,
-and came out of ``striptags`` as live markup in ``<title>``. So the theme's Jinja gets
-:func:`theme_text` as its ``striptags`` (tags dropped, entities read, the text escaped
+treats them as HTML: it prints them unescaped, and for `<title>` and some attributes it
+first applies Jinja's `striptags`, which drops tags *and turns entities back into
+characters*. A version titled `</title><img src=x onerror=…>` reached the heading escaped,
+and came out of `striptags` as live markup in `<title>`. So the theme's Jinja gets
+`theme_text` as its `striptags` (tags dropped, entities read, the text escaped
 again), and the string fields of a page's metadata that the theme prints raw are escaped by
-:func:`theme_meta`: every piece of KB text reaches HTML through :func:`html` in the end.
+`theme_meta`: every piece of KB text reaches HTML through `html` in the end.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from markupsafe import Markup, escape
 
 # The characters Python-Markdown (with the tables extension mkdocs.yml enables) lets a
 # backslash escape; escaping them all means no link, attribute list, emphasis or table
-# cell can be built from record text. ``<``, ``>`` and ``&`` are left to HTML escaping:
+# cell can be built from record text. `<`, `>` and `&` are left to HTML escaping:
 # a backslash before them would show, and their entities are not Markdown syntax.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
 
@@ -41,9 +41,9 @@ def html(text: Any) -> Markup:
 
 
 def theme_text(value: Any) -> Markup:
-    """The plain text of an HTML fragment, escaped: what the theme's ``striptags`` must give.
+    """The plain text of an HTML fragment, escaped: what the theme's `striptags` must give.
 
-    Jinja's own filter returns the text with its entities decoded (``&lt;`` becomes ``<``),
+    Jinja's own filter returns the text with its entities decoded (`&lt;` becomes `<`),
     which the theme then prints raw; this one hands back the same text escaped once.
     """
     return html(Markup("" if value is None else str(value)).striptags())
@@ -67,7 +67,7 @@ def theme_meta(meta: MutableMapping[str, Any]) -> None:
 def prose(text: Any) -> Markup:
     """Record prose for an HTML context, with its `code spans` shown as code.
 
-    Every piece, inside a span or not, is HTML-escaped; only the ``<code>`` tags are ours.
+    Every piece, inside a span or not, is HTML-escaped; only the `<code>` tags are ours.
     """
     source = "" if text is None else str(text)
     out: list[str] = []
@@ -84,7 +84,7 @@ def markdown(text: Any) -> Markup:
     """Text for a Markdown context (a heading, a link's text): inert as Markdown and HTML.
 
     Outside code spans, Markdown escaping comes first: done after HTML escaping it would
-    break the ``#`` of the numeric entities that escaping writes (``&#39;``). Inside a code
+    break the `#` of the numeric entities that escaping writes (`&#39;`). Inside a code
     span the text is left to Markdown, which shows it literally and escapes it itself.
     """
     flat = " ".join(("" if text is None else str(text)).split())
@@ -99,10 +99,10 @@ def markdown(text: Any) -> Markup:
 
 
 def safe_url(url: Any) -> str:
-    """``url`` if it is an https address (or a link inside the site), else ``""``.
+    """`url` if it is an https address (or a link inside the site), else `""`.
 
     Relative links come only from the renderers themselves; record URLs are https by
-    validation, and anything else (``javascript:``, ``data:``) is dropped, not linked.
+    validation, and anything else (`javascript:`, `data:`) is dropped, not linked.
     """
     text = "" if url is None else str(url).strip()
     if not text:
@@ -118,9 +118,9 @@ def safe_url(url: Any) -> str:
 
 
 def script_json(value: Any) -> Markup:
-    """JSON safe to place inside ``<script type="application/json">``.
+    """JSON safe to place inside `<script type="application/json">`.
 
-    ``<``, ``>`` and ``&`` become \\u escapes so that no string in the data can close the
+    `<`, `>` and `&` become \\u escapes so that no string in the data can close the
     script element or open a comment; JSON.parse reads them back unchanged.
     """
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
@@ -135,7 +135,7 @@ _MERMAID_ID = re.compile(r"[^a-z0-9_]")
 def mermaid_id(name: Any) -> str:
     """A Mermaid state id from a state name: lowercase letters, digits and underscores only.
 
-    Nothing else reaches a diagram, so no directive (``%%{init}%%``), ``click`` or label
+    Nothing else reaches a diagram, so no directive (`%%{init}%%`), `click` or label
     markup can come in through a record.
     """
     ident = _MERMAID_ID.sub("_", str(name).lower().replace("-", "_"))

@@ -1,12 +1,12 @@
 """Generated pages kept between builds: a family's pages are rendered again only when an
-input it declares (see :mod:`.inputs` and :data:`.pages.FAMILIES`) changed.
+input it declares (see `inputs` and `pages.FAMILIES`) changed.
 
 A family's pages (or one part's: a claims file's page) are filed under a key: the
 fingerprint (code, templates, mkdocs.yml, the template libraries' versions), the family,
-the part, the URL style, and the digest of every aspect it declares. An ``@shown`` aspect
+the part, the URL style, and the digest of every aspect it declares. An `@shown` aspect
 is not in the key: the record names the claims its pages named and the digest of that
 field of those claims, and is believed only while that digest is still the same. Records
-are sealed JSON (:class:`~a2a_kb.knowledge.digest.SealedJson`): a damaged one is rendered
+are sealed JSON (`SealedJson`): a damaged one is rendered
 again. Rendering is pure, so a record is written as soon as it is made; what the build no
 longer needs is removed at the end of generation.
 """
@@ -32,7 +32,7 @@ def fingerprint(config_file: Path | None) -> str:
 
 
 class GeneratedPages:
-    """The store of generated pages (``.cache/site-pages/generated/``)."""
+    """The store of generated pages (`.cache/site-pages/generated/`)."""
 
     def __init__(self, folder: Path, fingerprint: str) -> None:
         self.store = SealedJson(folder)
@@ -41,7 +41,7 @@ class GeneratedPages:
         self.kept = 0
 
     def generate(self, data: SiteData, use_directory_urls: bool = True) -> dict[str, str]:
-        """:func:`.pages.generate`, taking what did not change from earlier builds."""
+        """`pages.generate`, taking what did not change from earlier builds."""
         digests = Digests(data)
         result: dict[str, str] = {}
         used: list[str] = []

@@ -1,27 +1,27 @@
-"""The inputs of the generated pages: named parts of :class:`~.data.SiteData` and their
+"""The inputs of the generated pages: named parts of `SiteData` and their
 digests.
 
-Each page family in :data:`~.pages.FAMILIES` declares the parts of the site data it reads,
+Each page family in `FAMILIES` declares the parts of the site data it reads,
 by these names (*aspects*):
 
-``claims``                which claims exist, in order (and so which results: one per claim)
-``claims.<field>``        one field of every claim (``claims.statement``); ``claims.*``: all
-``results.<field>``       one field of every claim's check result; ``results.*``: all
-``topic:<topic>``         every field of the claims of one claims file, and their results
-``<aspect>@shown``        a claim or result field, of only the claims a page names by id
-``sources``, ``versions``, ``conflicts``, ``upstream``, ``sweep``, ``kb.problems``
+`claims`                which claims exist, in order (and so which results: one per claim)
+`claims.<field>`        one field of every claim (`claims.statement`); `claims.*`: all
+`results.<field>`       one field of every claim's check result; `results.*`: all
+`topic:<topic>`         every field of the claims of one claims file, and their results
+`<aspect>@shown`        a claim or result field, of only the claims a page names by id
+`sources`, `versions`, `conflicts`, `upstream`, `sweep`, `kb.problems`
                           every field of every record of that kind (of the KB's problems)
-``facts``                 what the fact book reads: each source's copy in the cache (or the
+`facts`                 what the fact book reads: each source's copy in the cache (or the
                           local file of a transcript) and the cache index's word on drift
-``project``               the project's settings, and today's date when none is pinned
-``register``, ``tables``, ``diffs``, ``lifecycle``, ``dates``, ``generated_at``,
-``problems``, ``transcripts``, ``reliability``, ``benchmark``, ``site_quality``
+`project`               the project's settings, and today's date when none is pinned
+`register`, `tables`, `diffs`, `lifecycle`, `dates`, `generated_at`,
+`problems`, `transcripts`, `reliability`, `benchmark`, `site_quality`
                           that attribute of the site data, whole
 
-:class:`Digests` hashes an aspect of one build's site data (each once); the generation
+`Digests` hashes an aspect of one build's site data (each once); the generation
 cache keys a family's pages by the digests of what it declares. A declaration that misses
 something the renderer reads would let a changed page be taken from an earlier build, so
-:func:`.reads.watching` records every read, and tests/test_site_inputs.py holds each
+`reads.watching` records every read, and tests/test_site_inputs.py holds each
 family's declaration to the reads of a real render (and fails on a declared aspect that is
 never read).
 """
@@ -63,7 +63,7 @@ def topic_of(claim: Claim) -> str:
 
 
 def named_claims(contents: Iterable[str], kb: KnowledgeBase) -> list[str] | None:
-    """The ids of the claims that ``contents`` name (as a link's anchor, in ``<code>``, in a
+    """The ids of the claims that `contents` name (as a link's anchor, in `<code>`, in a
     data attribute or a JSON string: wherever a claim is shown, its id is written, and
     tests/test_site_inputs.py holds the renderers to it). None when some claim id is not of
     the schema's form, so that it could hide in a longer word: then no page is credited
@@ -81,7 +81,7 @@ class Digests:
     """The digest of each aspect of one build's site data, computed when first asked."""
 
     def __init__(self, data: SiteData | None = None, *, kb: KnowledgeBase | None = None) -> None:
-        """Of the site data, or (``kb``) of the knowledge base alone: then only the aspects
+        """Of the site data, or (`kb`) of the knowledge base alone: then only the aspects
         of its records and of the facts can be asked for."""
         if data is None and kb is None:
             raise TypeError("Digests needs the site data or a knowledge base")
@@ -100,8 +100,8 @@ class Digests:
         return found
 
     def shown(self, aspect: str, ids: list[str] | None) -> str:
-        """The digest of one field (``claims.statement``) of the claims ``ids`` only; of every
-        claim when ``ids`` is None."""
+        """The digest of one field (`claims.statement`) of the claims `ids` only; of every
+        claim when `ids` is None."""
         if ids is None:
             return self.of(aspect)
         kind, _, name = aspect.partition(".")
@@ -123,7 +123,7 @@ class Digests:
         return found
 
     def _result(self, claim_id: str, name: str) -> str:
-        """The digest of one field of one claim's result (``*``: all fields), each made once
+        """The digest of one field of one claim's result (`*`: all fields), each made once
         however many aspects list it: a result's evidence is most of what is hashed."""
         key = (claim_id, name)
         found = self._results.get(key)

@@ -1,7 +1,7 @@
 """Links between pages of the site, written relative so the site works from any base URL.
 
 Generated pages put links in raw HTML, which MkDocs does not rewrite, so the URL of each
-page is computed here the way MkDocs computes it (``use_directory_urls``).
+page is computed here the way MkDocs computes it (`use_directory_urls`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 
 def page_url(src_uri: str, use_directory_urls: bool = True) -> str:
-    """The URL path (relative to the site root) MkDocs gives the page ``src_uri``."""
+    """The URL path (relative to the site root) MkDocs gives the page `src_uri`."""
     stem, _ = posixpath.splitext(src_uri)
     if not use_directory_urls:
         return stem + ".html"
@@ -46,18 +46,18 @@ class Linker:
         return rel
 
     def page(self, src_uri: str, anchor: str = "") -> str:
-        """A link to the page ``src_uri`` (``.md`` path), optionally to an anchor on it."""
+        """A link to the page `src_uri` (`.md` path), optionally to an anchor on it."""
         if src_uri == self.here:
             return f"#{anchor}" if anchor else "./"
         rel = self._relative(page_url(src_uri, self.use_directory_urls))
         return f"{rel}#{anchor}" if anchor else rel
 
     def file(self, path: str) -> str:
-        """A link to a file copied as is, e.g. ``api/v1/claims.json``."""
+        """A link to a file copied as is, e.g. `api/v1/claims.json`."""
         return self._relative(asset_url(path))
 
     def markdown_page(self, src_uri: str, anchor: str = "") -> str:
-        """A link for Markdown text: MkDocs resolves (and checks) ``.md`` paths itself."""
+        """A link for Markdown text: MkDocs resolves (and checks) `.md` paths itself."""
         here_dir = posixpath.dirname(self.here) or "."
         rel = posixpath.relpath(src_uri, here_dir)
         return f"{rel}#{anchor}" if anchor else rel

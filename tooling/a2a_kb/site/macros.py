@@ -1,9 +1,10 @@
-"""Citation macros in hand-written pages: ``{{spec §3.1.5}}``, ``{{proto TaskState v0.3.0}}``,
-``{{claim ID}}`` and ``{{conflict D3}}`` become links to the exact lines of the pinned source,
-to a claim's anchor or to a conflict's anchor; ``{{values v0.3.0}}`` becomes the count of a
+"""Citation macros in hand-written pages: `{{spec §3.1.5}}`, `{{proto TaskState v0.3.0}}`,
+`{{claim ID}}` and `{{conflict D3}}` become links to the exact lines of the pinned source,
+to a claim's anchor or to a conflict's anchor; `{{values v0.3.0}}` becomes the count of a
 version's values and what it counts, as its state table says it, linked to that table.
 
-:func:`expand` is pure: it takes the Markdown of a page and a :class:`Resolver`, and returns
+[`expand`][a2a_kb.site.macros.expand] is pure: it takes the Markdown of a page and a
+[`Resolver`][a2a_kb.site.macros.Resolver], and returns
 the new Markdown, the sources the page cited and the problems (unknown macro, claim, conflict,
 section or symbol), each with its line. Macros inside code spans and fenced or indented code
 blocks are left as they are.
@@ -64,7 +65,7 @@ class Expansion:
 
 
 class Resolver(Protocol):
-    """Turns one macro into a link for the page ``here``; raises MacroError if it cannot."""
+    """Turns one macro into a link for the page `here`; raises MacroError if it cannot."""
 
     def spec(self, section: str, version: str, here: Linker) -> Link: ...
     def proto(self, symbol: str, version: str, here: Linker) -> Link: ...
@@ -83,7 +84,7 @@ def _code_lines(text: str) -> set[int]:
 
 
 def _outside_code_spans(line: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of the parts of ``line`` that are not inside a code span."""
+    """(start, end) of the parts of `line` that are not inside a code span."""
     pos = 0
     start = 0
     while True:
@@ -134,7 +135,7 @@ def _one(resolver: Resolver, here: Linker, body: str) -> Link:
 
 
 def expand(text: str, resolver: Resolver, here: Linker, first_line: int = 1) -> Expansion:
-    """Resolve every macro of ``text`` outside code; ``first_line`` is the file line of its
+    """Resolve every macro of `text` outside code; `first_line` is the file line of its
     first line (front matter shifts it)."""
     code = _code_lines(text)
     result = Expansion("")

@@ -2,8 +2,8 @@
 run, the site audit's scores (Lighthouse, axe-core, the link check) and the benchmark's
 results.
 
-The tests (``record_reliability`` and ``record_site_quality`` in tests/conftest.py) and
-``make bench`` write these files; the site only reads them. A missing file is worth saying
+The tests (`record_reliability` and `record_site_quality` in tests/conftest.py) and
+`make bench` write these files; the site only reads them. A missing file is worth saying
 on its page (nothing has been measured yet), and a file that cannot be read is a problem to
 show, never a reason to guess a number.
 """
@@ -35,7 +35,7 @@ class Reliability:
 
 @dataclass(frozen=True)
 class Benchmark:
-    """One run of ``make bench``: the machine it ran on and a row per measured ratio."""
+    """One run of `make bench`: the machine it ran on and a row per measured ratio."""
 
     file: str
     machine: dict[str, Any] = field(default_factory=dict)
@@ -45,7 +45,7 @@ class Benchmark:
 
 
 def _json_object(path: Path, shown: str) -> tuple[dict[str, Any] | None, str]:
-    """The JSON object in ``path``, or None and the reason it cannot be used."""
+    """The JSON object in `path`, or None and the reason it cannot be used."""
     try:
         value = json.loads(path.read_text("utf-8"))
     except OSError as e:
@@ -60,7 +60,7 @@ def _json_object(path: Path, shown: str) -> tuple[dict[str, Any] | None, str]:
 
 
 def read_reliability(root: Path) -> Reliability:
-    """Every ``*.json`` under test-artifacts/reliability/, in name order (a later file's
+    """Every `*.json` under test-artifacts/reliability/, in name order (a later file's
     figure replaces an earlier one of the same name)."""
     folder = root / RELIABILITY_DIR
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
@@ -96,7 +96,7 @@ def _row(value: Any, index: int, shown: str) -> tuple[dict[str, Any] | None, str
 
 @dataclass(frozen=True)
 class PagePerformance:
-    """Lighthouse's performance score of one page, as ``make bench`` measured it (row 12)."""
+    """Lighthouse's performance score of one page, as `make bench` measured it (row 12)."""
 
     page: str
     path: str

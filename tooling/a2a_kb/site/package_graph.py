@@ -1,11 +1,11 @@
-"""The a2a_kb package's own imports, read with ``ast``: the floors it is built in, the imports
+"""The a2a_kb package's own imports, read with `ast`: the floors it is built in, the imports
 that go against them, the cycles among modules of one folder, and the modules that run long.
 
 The floors are those of the import-linter contract in pyproject.toml ([tool.importlinter],
-``id = "floors"``); tests/test_layering.py holds :data:`FLOORS` to that contract and this
+`id = "floors"`); tests/test_layering.py holds `FLOORS` to that contract and this
 module's counts to import-linter's own verdict, so the drawing on Quality > Structure cannot
 say "0" while the oracle says otherwise. Like import-linter, an import inside a function
-counts (it is still a dependency) and one under ``if TYPE_CHECKING:`` does not.
+counts (it is still a dependency) and one under `if TYPE_CHECKING:` does not.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def _strong(graph: dict[str, set[str]]) -> list[set[str]]:
 
 
 def why_long(path: Path) -> str:
-    """The module docstring's paragraph that says why it runs past :data:`LONG` lines."""
+    """The module docstring's paragraph that says why it runs past `LONG` lines."""
     doc = ast.get_docstring(ast.parse(path.read_text("utf-8"))) or ""
     for paragraph in doc.split("\n\n"):
         if paragraph.strip().startswith(WHY_LONG):

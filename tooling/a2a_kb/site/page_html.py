@@ -1,14 +1,14 @@
 """Last touches to each page's HTML, after the theme wrote it: what the theme leaves out.
 
-* **Diagrams.** A ``mermaid`` fence becomes ``<div class="kb-diagram">`` holding the
-  diagram's source as text (:func:`diagram_fence`, named in mkdocs.yml), not the theme's
-  ``pre.mermaid``, which would load Mermaid at once on every page. A page holding one gets
-  :data:`~a2a_kb.site.paths.DIAGRAMS_JS`, deferred, told where the vendored Mermaid is
+* **Diagrams.** A `mermaid` fence becomes `<div class="kb-diagram">` holding the
+  diagram's source as text (`diagram_fence`, named in mkdocs.yml), not the theme's
+  `pre.mermaid`, which would load Mermaid at once on every page. A page holding one gets
+  `DIAGRAMS_JS`, deferred, told where the vendored Mermaid is
   relative to the page; it draws each diagram as it comes into view.
 * **The search dialog** gets a name, so that a screen reader announces what opened.
 * **The search worker** named in the theme's configuration is
-  :data:`~a2a_kb.site.paths.SEARCH_WORKER`, which loads the theme's worker and gives it the
-  index's documents when a reader first searches (see ``kb-search.js``): a page's load
+  `SEARCH_WORKER`, which loads the theme's worker and gives it the
+  index's documents when a reader first searches (see `kb-search.js`): a page's load
   handles only the index's configuration.
 * **Navigation sections** with an index page: the theme labels each section's list by its
   expand button, which holds only an icon, so every such list had the same empty name; the
@@ -32,8 +32,8 @@ SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog"
 NAMED_SEARCH_DIALOG = SEARCH_DIALOG.replace('role="dialog"', 'role="dialog" aria-label="Search the site"')
 
 
-# The theme's worker in the page's configuration: ``"search": "../assets/…/search.<hash>.min.js"``
-# (``/a2a-kb/assets/…`` on the 404 page, which may be served at any depth).
+# The theme's worker in the page's configuration: `"search": "../assets/…/search.<hash>.min.js"`
+# (`/a2a-kb/assets/…` on the 404 page, which may be served at any depth).
 # The site's worker lives beside it.
 _THEME_WORKER = re.compile(r'("search": ")([^"]*?)' + re.escape(posixpath.dirname(paths.SEARCH_WORKER))
                            + r'/(search\.[0-9a-f]+\.min\.js)"')
@@ -56,12 +56,12 @@ def _named_section(m: re.Match[str]) -> str:
 
 
 def diagram_fence(source: str, language: str, css_class: str, options: Any, md: Any, **kwargs: Any) -> str:
-    """pymdownx.superfences' format for ``mermaid`` fences: the source, escaped, as text."""
+    """pymdownx.superfences' format for `mermaid` fences: the source, escaped, as text."""
     return f'{DIAGRAM_BLOCK}{escape(source)}</div>'
 
 
 def _relative(target: str, page_url: str) -> str:
-    """``target`` (a path in the site) as a link from the page at ``page_url``."""
+    """`target` (a path in the site) as a link from the page at `page_url`."""
     base = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url) + "/"
     return posixpath.relpath(target, base.rstrip("/") or ".")
 
@@ -73,7 +73,7 @@ def loader_tag(page_url: str) -> str:
 
 
 def with_loader(html: str, page_url: str) -> str:
-    """``html`` with the diagram loader before ``</head>`` if it holds a diagram, else as is
+    """`html` with the diagram loader before `</head>` if it holds a diagram, else as is
     (a page replayed from the previous build has it already)."""
     tag = loader_tag(page_url)
     if DIAGRAM_BLOCK not in html or "</head>" not in html or tag in html:

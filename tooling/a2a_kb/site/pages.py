@@ -1,7 +1,7 @@
 """The registry of generated pages and files: every renderer, called in one place.
 
-``generate`` is pure: the same :class:`~a2a_kb.site.data.SiteData` always gives the same
-``{src_uri: content}``; the plugin only hands the result to MkDocs.
+`generate` is pure: the same `SiteData` always gives the same
+`{src_uri: content}`; the plugin only hands the result to MkDocs.
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ Pages = list[tuple[str, str]]  # (src_uri, content), in the order the site lists
 class Family:
     """The renderer of a family of pages, and what it reads of the site data.
 
-    ``reads`` names aspects of :class:`~.data.SiteData` (see :mod:`.inputs`), ``{part}``
-    standing for the part rendered; an aspect ending in ``@shown`` (``claims.statement@shown``)
+    `reads` names aspects of `SiteData` (see `inputs`), `{part}`
+    standing for the part rendered; an aspect ending in `@shown` (`claims.statement@shown`)
     is that field of the claims a page names by id, and only of those. The generation cache
     takes a family's pages from an earlier build while every aspect it names hashes the same;
     tests/test_site_inputs.py holds each declaration to what the renderer reads.
-    ``parts`` splits a family whose pages each show a part of the knowledge base (a claims
+    `parts` splits a family whose pages each show a part of the knowledge base (a claims
     file): each part is rendered, and kept, on its own.
     """
 

@@ -65,13 +65,13 @@ AUDITED_PAGES = (
 
 
 def sdk_page(sdk: str) -> str:
-    """The timeline of one SDK read from its source (``a2a-go``)."""
+    """The timeline of one SDK read from its source (`a2a-go`)."""
     return f"sdk/{_slug(sdk)}.md"
 
 
 def capture_page(scenario: str) -> str:
     """The page of one capture transcript, by its build and scenario
-    (``a2a-sdk-1.3.0/04-input-required``)."""
+    (`a2a-sdk-1.3.0/04-input-required`)."""
     return f"sdk/captures/{scenario}.md"
 
 
@@ -84,13 +84,13 @@ def api_schema(name: str) -> str:
 
 
 def claims_topic_page(topic: str) -> str:
-    """The page that shows one claims file (``claims/cancellation.yaml``) in full: each claim
+    """The page that shows one claims file (`claims/cancellation.yaml`) in full: each claim
     with what its checks compared, version by version, and the lines they read."""
     return f"claims/{topic}.md"
 
 
 def claim_topic(claim_file: str) -> str:
-    """The topic a claim's file names: ``claims/in-task-auth.yaml`` → ``in-task-auth``."""
+    """The topic a claim's file names: `claims/in-task-auth.yaml` → `in-task-auth`."""
     topic = re.sub(r"\.ya?ml$", "", claim_file.replace("\\", "/").rsplit("/", 1)[-1]) or "claims"
     return f"{topic}-claims" if topic == "index" else topic  # claims/index.md is the claims page
 
@@ -117,12 +117,12 @@ def state_anchor(state: str) -> str:
 
 
 def behaviour_anchor(behaviour: str) -> str:
-    """The matrix row of one SDK behaviour key (``stream-close-interrupted``)."""
+    """The matrix row of one SDK behaviour key (`stream-close-interrupted`)."""
     return f"behaviour-{_slug(behaviour)}"
 
 
 def sdk_anchor(sdk: str) -> str:
-    """The matrix column of one SDK (``a2a-python``)."""
+    """The matrix column of one SDK (`a2a-python`)."""
     return f"sdk-{_slug(sdk)}"
 
 

@@ -2,13 +2,13 @@
 macros in hand-written pages, and ships the vendored Mermaid, loaded only by the pages that
 draw a diagram, so no page needs the network.
 
-MkDocs calls, in order: ``on_config`` (read the KB once, render every page, expand the nav),
-``on_files`` (add the generated pages and files), ``on_page_markdown`` (macros and the
-"Sources cited" list of each hand-written page), ``on_post_page`` and, for the 404 page,
-``on_post_template`` (the diagram loader on the pages that have a diagram, the search
-dialog's name and worker), ``on_post_build`` (entries for state rows and claims about states
+MkDocs calls, in order: `on_config` (read the KB once, render every page, expand the nav),
+`on_files` (add the generated pages and files), `on_page_markdown` (macros and the
+"Sources cited" list of each hand-written page), `on_post_page` and, for the 404 page,
+`on_post_template` (the diagram loader on the pages that have a diagram, the search
+dialog's name and worker), `on_post_build` (entries for state rows and claims about states
 added to the search index, whose documents are then moved out of the file the theme's page
-script fetches), ``on_serve`` (watch the records, the captures and the
+script fetches), `on_serve` (watch the records, the captures and the
 measured figures too).
 """
 
@@ -199,10 +199,10 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
 
 
 def split_search_index(site: Path) -> None:
-    """Leave at :data:`~a2a_kb.site.paths.SEARCH_INDEX`, which the theme's page script
+    """Leave at `SEARCH_INDEX`, which the theme's page script
     fetches and parses on the main thread of every page, the index's configuration with no
-    documents, and move the whole index to :data:`~a2a_kb.site.paths.SEARCH_DOCUMENTS`,
-    which the site's search worker fetches (``kb-search.js``). A site without an index (no
+    documents, and move the whole index to `SEARCH_DOCUMENTS`,
+    which the site's search worker fetches (`kb-search.js`). A site without an index (no
     search plugin) is left as it is."""
     index_path = site / paths.SEARCH_INDEX
     if not index_path.is_file():
@@ -218,7 +218,7 @@ def _display_path(page: Page, config: MkDocsConfig, project: Project | None) -> 
 
 
 def _expand_nav(nav: list[Any], children: dict[str, list[dict[str, str]]]) -> list[Any]:
-    """Put each version's page under the nav entry of its index (``states/index.md`` …)."""
+    """Put each version's page under the nav entry of its index (`states/index.md` …)."""
     result: list[Any] = []
     for item in nav:
         if isinstance(item, dict):

@@ -6,8 +6,8 @@ with its plugins, the files, the navigation, the theme's templates) and answers 
 the record files in two steps:
 
 1. the quick step reads the records again (the files whose bytes did not change are not
-   parsed again, see ``yamldoc.read``, and verdicts and generated pages are remembered, see
-   ``GeneratedPages``), renders again only the generated pages whose Markdown changed and the
+   parsed again, see `yamldoc.read`, and verdicts and generated pages are remembered, see
+   `GeneratedPages`), renders again only the generated pages whose Markdown changed and the
    hand-written pages whose resolved macros changed, writes them into the served folder and
    reloads the browsers;
 2. a full build then runs into a folder beside it and replaces it whole (the search index,
@@ -212,7 +212,7 @@ class Preview:
 
     def _render(self, uris: list[str], contents: dict[str, str], plugin: Any, files: Files,
                 config: MkDocsConfig, nav: Navigation, env: Any) -> None:
-        """Render the generated pages ``uris`` again from ``contents`` into the served folder."""
+        """Render the generated pages `uris` again from `contents` into the served folder."""
         for uri in uris:
             plugin.generated[uri] = files.src_uris[uri].content_string = contents[uri]
         _build_pages(uris, files, config, nav, env)
@@ -249,7 +249,7 @@ class Preview:
 
 
 def _build_pages(uris: list[str], files: Files, config: MkDocsConfig, nav: Navigation, env: Any) -> None:
-    """Build the pages ``uris`` of the kept build into the served folder, as mkdocs does."""
+    """Build the pages `uris` of the kept build into the served folder, as mkdocs does."""
     from mkdocs.commands.build import _build_page, _populate_page
 
     doc_files = files.documentation_pages()
@@ -353,7 +353,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
 
 
 def serve(project: Project, host: str, port: int) -> None:
-    """Build the site, serve it on ``host:port`` and keep it current (see the module)."""
+    """Build the site, serve it on `host:port` and keep it current (see the module)."""
     from .build import _config_file, _log_to_stderr
     from .plugin import KnowledgeBasePlugin
 

@@ -1,10 +1,10 @@
 """A watch on what a renderer really reads of the site data (for tests, never for a build).
 
-:func:`watching` patches the record classes' attribute lookup for its duration and records
-each read as an aspect of :mod:`.inputs` (``claims.statement``, ``sources``, …);
+`watching` patches the record classes' attribute lookup for its duration and records
+each read as an aspect of `inputs` (`claims.statement`, `sources`, …);
 tests/test_site_inputs.py holds each page family's declared inputs to the reads of a real
-render. Its own module, above :mod:`.data` and :mod:`.inputs`: the site data keeps its
-caches by the digests of :mod:`.inputs`, and this watch patches the site data's class.
+render. Its own module, above `data` and `inputs`: the site data keeps its
+caches by the digests of `inputs`, and this watch patches the site data's class.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ class Reads:
         self.result_fields.clear()
 
     def uncovered(self, declared: set[str], kb: KnowledgeBase, named: set[str]) -> list[str]:
-        """The reads that ``declared`` does not cover, each named; ``named`` are the claims
-        the rendered pages name (what an ``@shown`` aspect covers)."""
+        """The reads that `declared` does not cover, each named; `named` are the claims
+        the rendered pages name (what an `@shown` aspect covers)."""
         # Which claims exist is in the digest of each of their fields.
         listed = declared | ({"claims"} if any(a.startswith(("claims.", "results.")) and not a.endswith(SHOWN)
                                                for a in declared) else set())
@@ -53,7 +53,7 @@ class Reads:
         return sorted(set(missing))
 
     def covered(self, aspect: str, kb: KnowledgeBase) -> bool:
-        """Whether this watch saw a read of ``aspect`` (a declaration never used is stale)."""
+        """Whether this watch saw a read of `aspect` (a declaration never used is stale)."""
         if aspect in self.aspects:
             return True
         if aspect.startswith("topic:"):

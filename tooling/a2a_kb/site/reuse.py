@@ -1,11 +1,11 @@
 """Page reuse between builds: a page nothing of which changed is not rendered again.
 
-MkDocs turns every page into HTML twice per build: Markdown → HTML (``Page.render``), then
-HTML → the theme's page (``main.html``). This plugin, installed only by ``a2a-kb build`` in
+MkDocs turns every page into HTML twice per build: Markdown → HTML (`Page.render`), then
+HTML → the theme's page (`main.html`). This plugin, installed only by `a2a-kb build` in
 strict mode, keys both steps by content hash and replays what the last build made:
 
 * **render**: key = build fingerprint + the set of files + the page's path + its Markdown
-  after every ``on_page_markdown`` (citation macros expanded). A hit restores the HTML,
+  after every `on_page_markdown` (citation macros expanded). A hit restores the HTML,
   table of contents, title and anchor data that MkDocs' link and anchor checks read, so
   those checks still run over every page. What a render registers with other plugins
   (the Python API page: each heading mkdocstrings renders goes into autorefs' anchor maps
@@ -19,12 +19,12 @@ strict mode, keys both steps by content hash and replays what the last build mad
   trusted.
 * **search**: Material's search index takes a page's entries from the previous build when
   the page's URL, title, final HTML, contents and search metadata hash the same
-  (:class:`RememberedSearchIndex`); search_index.json comes out byte for byte the same.
+  (`RememberedSearchIndex`); search_index.json comes out byte for byte the same.
 
 The build fingerprint covers mkdocs.yml (and the site_url it resolves), the a2a_kb package
 (code and templates), the versions of MkDocs, the theme and the Markdown extensions, and any
 theme overrides: a change to any of them renders everything. Nothing is recorded until
-:meth:`PageReuse.commit` is called after a successful build, so a page that warned (and
+`PageReuse.commit` is called after a successful build, so a page that warned (and
 failed a strict build) is never replayed without its warning.
 
 Why it is long: it is one MkDocs plugin whose hooks (page render, page template, search
@@ -136,7 +136,7 @@ class PageReuse(BasePlugin):
         key = digest(self.files_key, page.file.src_uri, markdown)
         self.render_keys[page.file.src_uri] = key
         record = self._read_record(key)
-        # MkDocs calls ``page.render`` right after this event and offers no hook in between:
+        # MkDocs calls `page.render` right after this event and offers no hook in between:
         # shadowing the method on this one page is the narrowest way to replay or record it.
         if record is not None:
             page.render = self._replay(page, record, files)  # type: ignore[method-assign]
@@ -264,7 +264,7 @@ class PageReuse(BasePlugin):
         return self._read_pages(_SEARCH)
 
     def _read_pages(self, name: str) -> dict[str, Any]:
-        """The ``pages`` of a sealed store file of this format; {} when missing or damaged."""
+        """The `pages` of a sealed store file of this format; {} when missing or damaged."""
         try:
             found = json.loads(read_sealed(self.store / name) or b"null")
         except ValueError:
@@ -305,7 +305,7 @@ class PageReuse(BasePlugin):
 class RememberedSearchIndex(SearchIndex):
     """Material's search index, taking a page's entries from the previous build when
     everything the index reads of the page is the same: its URL, title, final HTML, table of
-    contents and the metadata it reads (``search``, ``tags``, ``title``). The entries
+    contents and the metadata it reads (`search`, `tags`, `title`). The entries
     of a page depend on nothing else, and the index keeps pages in build order, so the
     search_index.json written is byte for byte the one a full indexing writes."""
 
@@ -383,7 +383,7 @@ def _item_fields(item: Any) -> list[Any]:
 
 
 def _registrations(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
-    """What a render added to the shared state, in a form :func:`_register` can apply
+    """What a render added to the shared state, in a form `_register` can apply
     again; None when it did anything else (removed or rewrote an entry, used a handler no
     page had used): such a render is not replayable."""
     if before.keys() != after.keys() or before.get("handlers") != after.get("handlers"):
@@ -405,8 +405,8 @@ def _registrations(before: dict[str, Any], after: dict[str, Any]) -> dict[str, A
 
 
 def _register(config: MkDocsConfig, added: dict[str, Any]) -> bool:
-    """Apply again what a recorded render registered, the way autorefs' ``register_anchor``
-    and the inventory's ``register`` would; False when the plugins are not those it was
+    """Apply again what a recorded render registered, the way autorefs' `register_anchor`
+    and the inventory's `register` would; False when the plugins are not those it was
     recorded with."""
     autorefs = config.plugins.get("autorefs")
     for name in (*_URL_LISTS, *_FIRST_WINS, "_abs_url_map"):

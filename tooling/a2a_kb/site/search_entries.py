@@ -2,20 +2,20 @@
 per claim about a state, so that a search for a state's name lands on its row and its claims.
 
 The theme's search indexes a page and its headings. A state is a table row, not a heading,
-and a claim is a line of the claims index, so a search for ``input-required`` used to list
+and a claim is a line of the claims index, so a search for `input-required` used to list
 whichever heading happened to hold the word "required" (the Proposals page) before the
 state tables, and the claims not at all. After the theme has written its index, the build
 adds, under each page's own entry:
 
 * a row of a state table, at its anchor: titled with the state's spellings in that version
-  (``input-required (TASK_STATE_INPUT_REQUIRED)``) and described in one sentence, what the
+  (`input-required (TASK_STATE_INPUT_REQUIRED)`) and described in one sentence, what the
   sources say its class is;
 * a claim whose subject is a state, at its permanent anchor on the claims index: titled
   with the state and the claim's id, described by its statement, verdict and versions.
 
 Every spelling of a state is the same words to the search (the separator in mkdocs.yml
-splits underscores, hyphens and the ``TASK_STATE_`` prefix), so the title matches whichever
-spelling is typed. How these rank against the pages is in :mod:`a2a_kb.site.ranking`.
+splits underscores, hyphens and the `TASK_STATE_` prefix), so the title matches whichever
+spelling is typed. How these rank against the pages is in `a2a_kb.site.ranking`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def state_rows(data: SiteData, use_directory_urls: bool = True) -> list[dict[str
     """One entry per row of the latest release's table (the States page) and of each
     version's table. The newest table that has a state (the States page, else the newest
     release that has it, else the newest unreleased version) ranks first: see
-    :data:`a2a_kb.site.ranking.BOOSTS`."""
+    `a2a_kb.site.ranking.BOOSTS`."""
     newest_first = sorted(reversed(data.versions), key=lambda v: not v.released)  # stable
     latest = data.kb.latest
     pages = [(paths.STATES_INDEX, latest)] + [(paths.state_table(v.id), v) for v in newest_first]
@@ -75,8 +75,8 @@ def state_rows(data: SiteData, use_directory_urls: bool = True) -> list[dict[str
 
 
 def _forms(row: dict[str, Any]) -> set[tuple[str, ...]]:
-    """The words a search sees in each spelling of a row: ``input-required`` and
-    ``TASK_STATE_INPUT_REQUIRED`` are both (input, required); ``TASK_STATE_CANCELLED`` is
+    """The words a search sees in each spelling of a row: `input-required` and
+    `TASK_STATE_INPUT_REQUIRED` are both (input, required); `TASK_STATE_CANCELLED` is
     (cancelled), another word than canceled, whose newest table is v0.3.0's."""
     return {words(s) for s in (row["name"], *row.get("spellings", {}).values())}
 
@@ -145,13 +145,13 @@ def state_claims(data: SiteData, use_directory_urls: bool = True) -> list[dict[s
 
 
 def subject_spelling(claim: Claim) -> str:
-    """The state as a claim's subject spells it (``TaskState.TASK_STATE_CANCELLED/set-by``
-    gives ``TASK_STATE_CANCELLED``)."""
+    """The state as a claim's subject spells it (`TaskState.TASK_STATE_CANCELLED/set-by`
+    gives `TASK_STATE_CANCELLED`)."""
     return claim.subject.strip().removeprefix("TaskState.").split("/", 1)[0].split("#", 1)[0]
 
 
 def add(site: Path, added: list[dict[str, Any]]) -> int:
-    """Put ``added`` into the theme's index at :data:`paths.SEARCH_INDEX`, each right after
+    """Put `added` into the theme's index at `paths.SEARCH_INDEX`, each right after
     the entry of its page (the theme groups a page's entries under the page's own, which
     must come first). An entry whose page is not in the index is left out. Returns how
     many were put in."""

@@ -1,7 +1,7 @@
 """Serve the site for preview: the address checked before any build, a warning when the
-preview can be reached from other machines, and the preview itself (:mod:`.preview`).
+preview can be reached from other machines, and the preview itself (`preview`).
 
-Above :mod:`.preview`, which builds with :mod:`.build`: the command line's ``serve`` enters
+Above `preview`, which builds with [`build`][a2a_kb.site.build]: the command line's `serve` enters
 here.
 """
 
@@ -17,9 +17,9 @@ from . import preview
 
 
 def serve_address(address: str) -> tuple[str, int]:
-    """The host and port of ``HOST:PORT`` (``[::1]:8000`` for IPv6), checked before any build:
+    """The host and port of `HOST:PORT` (`[::1]:8000` for IPv6), checked before any build:
     the port is a number from 1 to 65535, the host resolves, and the address is free to bind.
-    Raises :class:`ConfigurationError` naming the problem and a fix."""
+    Raises `ConfigurationError` naming the problem and a fix."""
     host, sep, port_text = address.rpartition(":")
     host = host.strip("[]")
     if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
@@ -56,7 +56,7 @@ def _bind_problem(host: str, port: int, error: OSError) -> str:
 
 
 def exposure(host: str) -> str:
-    """A warning when ``host`` makes the preview reachable from other machines ('' if not)."""
+    """A warning when `host` makes the preview reachable from other machines ('' if not)."""
     try:
         loopback = ipaddress.ip_address(host).is_loopback
     except ValueError:
@@ -69,9 +69,9 @@ def exposure(host: str) -> str:
 
 
 def serve(project: Project, address: str = "127.0.0.1:8000") -> None:
-    """Preview the site: an edited claim is on its page about a second later (see ``preview``).
+    """Preview the site: an edited claim is on its page about a second later (see `preview`).
 
-    The address is checked (see :func:`serve_address`) before the first build, so a busy or
+    The address is checked (see `serve_address`) before the first build, so a busy or
     invalid port costs a second, not a build."""
     host, port = serve_address(address)
     try:

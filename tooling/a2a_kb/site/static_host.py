@@ -72,7 +72,7 @@ class _StaticHost(http.server.SimpleHTTPRequestHandler):
 
 
 class _Body:
-    """What ``send_head`` hands ``do_GET`` to copy out (it reads and closes a file)."""
+    """What `send_head` hands `do_GET` to copy out (it reads and closes a file)."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -86,7 +86,7 @@ class _Body:
 
 
 def serve_folder(root: Path, not_found: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
-    """Serve ``root`` on 127.0.0.1 (a free port) in a daemon thread; the origin and the server."""
+    """Serve `root` on 127.0.0.1 (a free port) in a daemon thread; the origin and the server."""
     handler = type("Host", (_StaticHost,), {"not_found": not_found, "extensions_map": {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".js": "text/javascript", ".mjs": "text/javascript", ".json": "application/json",
@@ -100,8 +100,8 @@ def serve_folder(root: Path, not_found: Path) -> tuple[str, http.server.Threadin
 @contextlib.contextmanager
 def published(site: Path, site_url: str, host_root: Path,
               extra: dict[str, str] | None = None) -> Iterator[Published]:
-    """``site`` mounted at the path of ``site_url`` under ``host_root`` (a folder of the
-    caller's, which gets a link to the site and the ``extra`` pages, path → HTML) and served
+    """`site` mounted at the path of `site_url` under `host_root` (a folder of the
+    caller's, which gets a link to the site and the `extra` pages, path → HTML) and served
     until the block ends."""
     prefix = urlsplit(site_url).path
     mount = host_root / prefix.strip("/")

@@ -1,7 +1,7 @@
 """The Jinja environment of the site's templates: autoescaping on, undefined names fail.
 
 Templates write Markdown with raw HTML blocks. Record text reaches them as plain strings;
-autoescaping makes it inert in HTML, and the ``md`` filter makes it inert in Markdown too.
+autoescaping makes it inert in HTML, and the `md` filter makes it inert in Markdown too.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        # Markdown attribute lists (``## Values {#values}``) start like Jinja comments.
+        # Markdown attribute lists (`## Values {#values}`) start like Jinja comments.
         comment_start_string="{##",
         comment_end_string="##}",
     )
@@ -60,5 +60,5 @@ def environment() -> Environment:
 
 
 def render(template: str, **context: Any) -> str:
-    """Render ``templates/<template>`` with ``context``."""
+    """Render `templates/<template>` with `context`."""
     return environment().get_template(template).render(**context)

@@ -1,9 +1,9 @@
 """Vendored browser assets: Mermaid, pinned by version and npm integrity, kept out of git.
 
-mkdocs-material loads Mermaid from a CDN unless a ``mermaid`` global already exists, so the
-site ships its own copy. ``python -m a2a_kb.site.vendor`` (``make vendor``) asks npm, the
+mkdocs-material loads Mermaid from a CDN unless a `mermaid` global already exists, so the
+site ships its own copy. `python -m a2a_kb.site.vendor` (`make vendor`) asks npm, the
 registry's own client, for the pinned tarball, checks its sha512 integrity against the pin
-below, and keeps ``dist/mermaid.min.js`` in ``.cache/vendor/`` (gitignored). The build only
+below, and keeps `dist/mermaid.min.js` in `.cache/vendor/` (gitignored). The build only
 reads that copy; it never downloads.
 """
 
@@ -124,7 +124,7 @@ def _npm_pack(package: VendoredPackage, workdir: Path) -> bytes:
 
 
 def ensure(root: Path, package: VendoredPackage = MERMAID) -> Path:
-    """Vendor ``package`` unless a copy is already there; returns the file's path."""
+    """Vendor `package` unless a copy is already there; returns the file's path."""
     path = vendored_path(root, package)
     if _intact(path, package):
         return path
@@ -139,7 +139,7 @@ def ensure(root: Path, package: VendoredPackage = MERMAID) -> Path:
 
 
 def main() -> int:
-    """``python -m a2a_kb.site.vendor [ROOT]``: vendor the site's browser assets."""
+    """`python -m a2a_kb.site.vendor [ROOT]`: vendor the site's browser assets."""
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
     try:
         path = ensure(root)

@@ -2,12 +2,12 @@
 
 The tag is looked up in the repository's live tag list (an annotated tag through its tag
 object), and each lifecycle file of sources/upstream.yaml is read at the tag's commit: the
-files the tag has become pinned sources (``<source>@<tag>``, sha256 and size of the bytes
+files the tag has become pinned sources (`<source>@<tag>`, sha256 and size of the bytes
 read), the ones it lacks are left out. The GitHub API's answer for the commit (and for an
 annotated tag's object) is registered too, since the site dates a version by it.
 
 The version goes into sources/versions.yaml where it sorts (a prerelease before its release,
-and ``released: false`` so ``latest`` stays the newest release); its sources go into
+and `released: false` so `latest` stays the newest release); its sources go into
 sources/primary.yaml after the sources of the version before it. Both files keep their
 comments and layout. Every copy read is verified and stored in the cache.
 """
@@ -60,7 +60,7 @@ class NewVersion:
 
 def add_version(kb: KnowledgeBase, reader: Reader, tag: str, *, today: dt.date | None = None,
                 write: bool = True) -> NewVersion:
-    """Find ``tag`` upstream and register it; raises ConfigurationError when it cannot."""
+    """Find `tag` upstream and register it; raises ConfigurationError when it cannot."""
     found = find_version(kb, reader, tag, today=today)
     if write:
         _write(kb, found)
@@ -69,7 +69,7 @@ def add_version(kb: KnowledgeBase, reader: Reader, tag: str, *, today: dt.date |
 
 def find_version(kb: KnowledgeBase, reader: Reader, tag: str, *,
                  today: dt.date | None = None) -> NewVersion:
-    """The version ``tag`` names upstream, with its sources, without writing anything."""
+    """The version `tag` names upstream, with its sources, without writing anything."""
     vid = normalize_version(tag)
     if version_key(vid)[0] != 1:
         raise ConfigurationError(f"'{tag}' is not a version tag (tip: write v1.2.0 or 1.2.0-rc)")

@@ -1,17 +1,17 @@
 """The fetch stage: fill the cache with verified copies of the pinned sources.
 
-A copy comes from one of three places: the network (through :mod:`a2a_kb.sources.http`), a mirror
-directory laid out as ``<host>/<path>`` of each URL, or — offline — the cache itself. Every
+A copy comes from one of three places: the network (through `a2a_kb.sources.http`), a mirror
+directory laid out as `<host>/<path>` of each URL, or — offline — the cache itself. Every
 copy is checked against its pinned sha256 before it is stored, so the cache holds only good
 copies; a failure of any kind is reported for its source and leaves the last good copy
 alone.
 
-A pinned source already in the cache is not fetched again. ``refresh`` re-fetches the
+A pinned source already in the cache is not fetched again. `refresh` re-fetches the
 sources that move (a branch, a web page), with a conditional request where the cache knows
 an ETag or Last-Modified, and reports those whose content no longer matches the pin: they
 have *drifted*, which needs a person to review the change and update the pin.
 
-Nothing here prints: :class:`FetchReport` formats itself, and the CLI decides where it goes.
+Nothing here prints: `FetchReport` formats itself, and the CLI decides where it goes.
 The only output is the optional progress bar, drawn on a terminal and nowhere else.
 
 Why it is long: the fetch stage is one run over the pinned sources, from a mirror, the
@@ -172,9 +172,9 @@ Progress = Callable[[int, int, SourceResult], None]
 
 
 class TerminalProgress:
-    """A one-line progress bar redrawn with ``\\r``; silent unless the stream is a terminal.
+    """A one-line progress bar redrawn with `\\r`; silent unless the stream is a terminal.
 
-    Called with anything that has a ``source_id`` (a fetch's results) or with a label.
+    Called with anything that has a `source_id` (a fetch's results) or with a label.
     """
 
     def __init__(self, stream: TextIO | None = None, width: int = 28, title: str = "fetch") -> None:
@@ -214,10 +214,10 @@ def fetch(
 ) -> FetchReport:
     """Make the cache hold a verified copy of every pinned source, and say how it went.
 
-    ``mirror`` replaces the network by a directory; ``offline`` allows neither and only
-    checks the cache. ``progress`` is True for a bar on a terminal, or a callback.
+    `mirror` replaces the network by a directory; `offline` allows neither and only
+    checks the cache. `progress` is True for a bar on a terminal, or a callback.
     Per-source problems are in the report; only a contradictory set-up raises
-    (:class:`ConfigurationError`).
+    (`ConfigurationError`).
     """
     if offline and refresh:
         raise ConfigurationError(
@@ -253,10 +253,10 @@ def fetch(
 
 
 def mirror_path(mirror: Path, url: str) -> Path:
-    """Where a mirror laid out as ``<host>/<path>`` keeps ``url`` (``wget -x`` layout).
+    """Where a mirror laid out as `<host>/<path>` keeps `url` (`wget -x` layout).
 
-    A path ending in ``/`` is stored as ``index.html`` in that folder. Raises ValueError for
-    a URL that would escape the mirror (``..`` segments, an empty host).
+    A path ending in `/` is stored as `index.html` in that folder. Raises ValueError for
+    a URL that would escape the mirror (`..` segments, an empty host).
     """
     parts = urlsplit(url)
     host = parts.hostname or ""
@@ -293,7 +293,7 @@ class _Run:
 
     def all(self, sources: list[Source], concurrency: int,
             progress: Progress | None) -> list[SourceResult]:
-        """Fetch every source with at most ``concurrency`` at once; write the index as we go."""
+        """Fetch every source with at most `concurrency` at once; write the index as we go."""
         results: dict[int, SourceResult] = {}
         pending: dict[str, CacheEntry] = {}
         last_flush = time.monotonic()
@@ -468,6 +468,6 @@ def _now() -> str:
 
 
 def default_mirror() -> Path | None:
-    """The mirror named by ``A2A_KB_MIRROR``, if any (the CLI's --mirror overrides it)."""
+    """The mirror named by `A2A_KB_MIRROR`, if any (the CLI's --mirror overrides it)."""
     value = os.environ.get("A2A_KB_MIRROR", "").strip()
     return Path(value) if value else None

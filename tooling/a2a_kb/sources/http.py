@@ -7,16 +7,16 @@ short, and retries what is worth retrying (timeouts, dropped connections, 5xx, 4
 bounded number of times with exponential backoff, honouring a server's Retry-After up to a
 limit.
 
-The URL policy (:mod:`a2a_kb.records.urls`) is applied three times to every request and
+The URL policy (`a2a_kb.records.urls`) is applied three times to every request and
 every redirect: to the URL's text, to every address its host name resolves to, and to the
 address the socket actually connected to (so a name that resolves to a public address for
 the check and to a private one for the connection is refused too). Loopback is allowed only
-with :attr:`HttpPolicy.allow_loopback`, the explicit escape hatch for tests that serve
+with `HttpPolicy.allow_loopback`, the explicit escape hatch for tests that serve
 copies from 127.0.0.1 (plain http is allowed there too); private, link-local and reserved
-ranges never are. Outside Python, ``A2A_KB_ALLOW_LOOPBACK=1`` turns it on
-(:meth:`HttpPolicy.from_environment`), for a test that runs the command line.
+ranges never are. Outside Python, `A2A_KB_ALLOW_LOOPBACK=1` turns it on
+(`HttpPolicy.from_environment`), for a test that runs the command line.
 
-Every failure ends as a :class:`~a2a_kb.errors.FetchError` whose ``reason`` is a short
+Every failure ends as a `FetchError` whose `reason` is a short
 sentence a person can act on ("HTTP 404 Not Found", "body truncated: got 100 of 400
 bytes"); the fetch stage files it under the source that asked.
 
@@ -81,7 +81,7 @@ class HttpPolicy:
 
     @classmethod
     def from_environment(cls) -> HttpPolicy:
-        """The default policy, with loopback allowed when ``A2A_KB_ALLOW_LOOPBACK=1``."""
+        """The default policy, with loopback allowed when `A2A_KB_ALLOW_LOOPBACK=1`."""
         return cls(allow_loopback=os.environ.get("A2A_KB_ALLOW_LOOPBACK") == "1")
 
 
@@ -114,7 +114,7 @@ class _Failure(Exception):
 def new_session(policy: HttpPolicy) -> requests.Session:
     """A session that sends a2a-kb's User-Agent and asks for bodies as stored.
 
-    ``Accept-Encoding: identity`` keeps the bytes on the wire equal to the file, so the
+    `Accept-Encoding: identity` keeps the bytes on the wire equal to the file, so the
     Content-Length check compares like with like. requests' own retries stay off: the
     client counts its attempts itself, so the message can say how many there were.
     """
@@ -131,9 +131,9 @@ class AddressRefused(OSError):
 
 
 def _guarded(base: type[HTTPConnection], allow_loopback: bool) -> type[HTTPConnection]:
-    """``base`` that refuses a connection whose peer is outside the URL policy, before a
+    """`base` that refuses a connection whose peer is outside the URL policy, before a
     byte of the request is sent. Through a proxy, the peer is the proxy: the host was
-    judged by its resolved addresses before (see :func:`_require_allowed`)."""
+    judged by its resolved addresses before (see `_require_allowed`)."""
 
     class Guarded(base):  # type: ignore[valid-type, misc]
         def _new_conn(self) -> socket.socket:
@@ -200,9 +200,9 @@ class HttpClient:
             session.close()
 
     def get(self, url: str, *, etag: str = "", last_modified: str = "") -> Download:
-        """Fetch ``url`` whole, or learn that it has not changed since ``etag``/``last_modified``.
+        """Fetch `url` whole, or learn that it has not changed since `etag`/`last_modified`.
 
-        Raises :class:`FetchError` (its ``source_id`` is the URL) when every attempt fails.
+        Raises `FetchError` (its `source_id` is the URL) when every attempt fails.
         """
         headers: dict[str, str] = {}
         if etag:
@@ -348,7 +348,7 @@ class HttpClient:
         return session
 
     def _wait_before(self, attempt: int, failure: _Failure) -> float | None:
-        """Seconds to wait before ``attempt``; None when the server asks for too long."""
+        """Seconds to wait before `attempt`; None when the server asks for too long."""
         if failure.retry_after is not None:
             return failure.retry_after if failure.retry_after <= self.policy.max_wait else None
         return min(self.policy.backoff * 2 ** (attempt - 2), self.policy.max_wait)
@@ -362,7 +362,7 @@ def is_loopback(url: str) -> bool:
 
 
 def _require_allowed(url: str, allow_loopback: bool) -> None:
-    """Refuse ``url`` when its text or any address its host resolves to is outside the
+    """Refuse `url` when its text or any address its host resolves to is outside the
     URL policy (see the module docstring)."""
     problem = url_problem(url, allow_loopback=allow_loopback)
     if problem:

@@ -3,17 +3,17 @@
 Three kinds of source can be re-pinned:
 
 - a *moving* source pinned by sha256 at a fixed URL (the tag list, the dossier): its URL's
-  bytes now give the new ``sha256`` and ``size``, and ``retrieved`` becomes today;
-- a file pinned at a tracked branch's head (``proto@main``): the branch's files move
-  together, so the whole snapshot is re-pinned at the head's commit — each file's ``url``,
-  ``commit``, ``sha256`` and ``size``, and the branch's pinned commit (the version's in
+  bytes now give the new `sha256` and `size`, and `retrieved` becomes today;
+- a file pinned at a tracked branch's head (`proto@main`): the branch's files move
+  together, so the whole snapshot is re-pinned at the head's commit — each file's `url`,
+  `commit`, `sha256` and `size`, and the branch's pinned commit (the version's in
   sources/versions.yaml, or the branch's own in sources/upstream.yaml);
-- a page known only by the date it was read (``retrieved``): that date becomes today.
+- a page known only by the date it was read (`retrieved`): that date becomes today.
 
 A file pinned to a tag's commit never changes and is not re-pinned. Nothing is written
 unless every requested source could be pinned; each copy pinned is verified and stored in
 the cache, so `check` can use it at once. The record files keep their comments and layout
-(:mod:`a2a_kb.sources.yamledit`).
+(`a2a_kb.sources.yamledit`).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class PinReport:
 
 def pin(kb: KnowledgeBase, reader: Reader, ids: list[str], *, all_drifted: bool = False,
         today: dt.date | None = None, write: bool = True) -> PinReport:
-    """Re-pin the sources ``ids`` (and, with ``all_drifted``, every pinned source upstream
+    """Re-pin the sources `ids` (and, with `all_drifted`, every pinned source upstream
     no longer serves as pinned); write the record files unless a source failed."""
     if not ids and not all_drifted:
         raise ConfigurationError("name a source to pin, or give --all-drifted")

@@ -3,16 +3,16 @@
 `watch`, `pin` and `add-version` read the world through here. The places are the real
 hosts' (GitHub's API and raw files, PyPI's JSON API, the npm registry, each web page's own
 URL), and each can be pointed elsewhere — a test's server on 127.0.0.1, a proxy — with
-``--upstream NAME=URL`` or ``A2A_KB_UPSTREAM`` (``NAME=URL`` pairs, comma-separated).
-``pages=URL`` sends every other https URL to ``URL/<host>/<path>``, the layout of a mirror.
+`--upstream NAME=URL` or `A2A_KB_UPSTREAM` (`NAME=URL` pairs, comma-separated).
+`pages=URL` sends every other https URL to `URL/<host>/<path>`, the layout of a mirror.
 
 A URL that was not pointed elsewhere is read from the mirror when one is given (the same
-``<host>/<path>`` layout `fetch` uses), else from the network through
-:class:`~a2a_kb.sources.http.HttpClient`. Nothing read here is stored: the pins and the
+`<host>/<path>` layout `fetch` uses), else from the network through
+`HttpClient`. Nothing read here is stored: the pins and the
 cache stay as they are.
 
-An answer is ``ok`` (the bytes), ``gone`` (HTTP 404 or 410, or a file missing from a
-repository tree the mirror holds at that ref: the thing is not there) or ``unreachable``
+An answer is `ok` (the bytes), `gone` (HTTP 404 or 410, or a file missing from a
+repository tree the mirror holds at that ref: the thing is not there) or `unreachable`
 (no answer worth believing: a connection that failed, a timeout, a 5xx, or anything else
 the mirror does not hold).
 """
@@ -84,7 +84,7 @@ class Endpoints:
 
     @classmethod
     def parse(cls, pairs: Iterable[str], environment: str | None = None) -> Endpoints:
-        """From ``NAME=URL`` pairs (flags) over those of ``A2A_KB_UPSTREAM``."""
+        """From `NAME=URL` pairs (flags) over those of `A2A_KB_UPSTREAM`."""
         env = os.environ.get("A2A_KB_UPSTREAM", "") if environment is None else environment
         given: dict[str, str] = {}
         for pair in [p for p in env.replace(" ", ",").split(",") if p.strip()] + list(pairs):
@@ -100,11 +100,11 @@ class Endpoints:
         return self.overrides.get(name, ENDPOINTS[name])
 
     def rewritten(self, url: str) -> bool:
-        """Whether ``url`` is read somewhere else than where it lives."""
+        """Whether `url` is read somewhere else than where it lives."""
         return self.live(url) != url
 
     def live(self, url: str) -> str:
-        """Where the upstream URL ``url`` is read from now."""
+        """Where the upstream URL `url` is read from now."""
         for name, default in ENDPOINTS.items():
             if name in self.overrides and (url == default or url.startswith(default + "/")):
                 return self.overrides[name] + url[len(default):]
@@ -139,7 +139,7 @@ class Endpoints:
 
     @staticmethod
     def raw(repository: str, ref: str, path: str) -> str:
-        """A file at a commit (``ref`` a sha) or at a branch's head (``refs/heads/<name>``)."""
+        """A file at a commit (`ref` a sha) or at a branch's head (`refs/heads/<name>`)."""
         return f"{ENDPOINTS['github-raw']}/{repository}/{ref}/{path}"
 
     @staticmethod
@@ -190,7 +190,7 @@ class Reader:
         self._client.close()
 
     def get(self, url: str) -> Answer:
-        """The live answer for the upstream URL ``url``."""
+        """The live answer for the upstream URL `url`."""
         target = self.endpoints.live(url)
         if self.mirror is not None and target == url:
             return self._from_mirror(url)
@@ -204,7 +204,7 @@ class Reader:
         return Answer(url, "ok", download.body, read_from=target)
 
     def get_all(self, urls: Iterable[str], progress: Progress | None = None) -> dict[str, Answer]:
-        """Every URL's answer, read ``concurrency`` at a time; ``progress`` after each."""
+        """Every URL's answer, read `concurrency` at a time; `progress` after each."""
         wanted = list(dict.fromkeys(urls))
         answers: dict[str, Answer] = {}
         if not wanted:
@@ -261,7 +261,7 @@ def ref_facts(body: bytes) -> list[Fact]:
 
 
 def _mirrors_tree(mirror: Path, url: str) -> bool:
-    """Whether the mirror holds a repository's files at the ref of ``url`` (a raw GitHub
+    """Whether the mirror holds a repository's files at the ref of `url` (a raw GitHub
     URL): then a file missing there is not in that tree. Of anything else the mirror keeps
     what it was given, so a missing file says nothing."""
     prefix = ENDPOINTS["github-raw"] + "/"

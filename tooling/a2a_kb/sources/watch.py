@@ -3,7 +3,7 @@
 What it consults (sources/upstream.yaml says which repositories, branches and packages):
 
 - each repository's tag list: tags no version names (for an SDK's repository, tags not
-  among its ``releases``) are *new refs*; a new tag's tracked
+  among its `releases`) are *new refs*; a new tag's tracked
   files are read at its commit, so the claims can be evaluated against it;
 - each tracked branch's head: when it moved, every pinned file of the branch's commit (and
   every tracked file) is read at the head, and each that changed, appeared or went is a
@@ -14,13 +14,13 @@ What it consults (sources/upstream.yaml says which repositories, branches and pa
   Soup), and each claim quoting it checked — quoted words gone, or the same words with
   other numbers (a count that changed), are findings.
 
-Then the claims are evaluated against the live bytes (:mod:`a2a_kb.knowledge.flips`) and
+Then the claims are evaluated against the live bytes (`a2a_kb.knowledge.flips`) and
 every claim whose verdict would flip is a finding.
 
 Unreachable upstream (no answer, a timeout, a 5xx, a host the mirror does not hold) is
-reported with its reason and is not a finding, unless ``strict``: an outage says nothing
+reported with its reason and is not a finding, unless `strict`: an outage says nothing
 about the knowledge base, and a daily job that fails for a flaky page teaches people to
-ignore it. A page that answers 404 or 410 is ``gone``, which is a finding. A run where
+ignore it. A page that answers 404 or 410 is `gone`, which is a finding. A run where
 nothing at all could be consulted is an error, never an empty success.
 
 Why it is long: it builds one report, whose JSON shape the command line contract fixes, from
@@ -56,7 +56,7 @@ FINDING_STATUSES = frozenset({"changed", "gone", "new", "quote-gone", "numbers-c
 
 @dataclass
 class Observed:
-    """One thing upstream and what it is now (a row of the report's ``upstream``)."""
+    """One thing upstream and what it is now (a row of the report's `upstream`)."""
 
     id: str
     kind: str  # tag-list, branch, file, moving, registry, page
@@ -526,9 +526,9 @@ def page_text(body: bytes) -> str:
 
 
 def quoted(claim: Claim, text: str) -> tuple[str, str] | None:
-    """None while the claim's quoted words are in ``text``; else (status, message):
-    ``numbers-changed`` when the same words are there with other numbers, else
-    ``quote-gone``."""
+    """None while the claim's quoted words are in `text`; else (status, message):
+    `numbers-changed` when the same words are there with other numbers, else
+    `quote-gone`."""
     quote = " ".join(claim.quote.split())
     if quote.casefold() in text.casefold():
         return None

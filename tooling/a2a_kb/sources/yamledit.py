@@ -31,7 +31,7 @@ def _yaml() -> YAML:
 
 
 class RecordFile:
-    """One record file, read for editing; :meth:`save` writes it back."""
+    """One record file, read for editing; `save` writes it back."""
 
     def __init__(self, path: Path, display: str = "") -> None:
         self.path = path
@@ -64,7 +64,7 @@ class RecordFile:
         return found
 
     def set(self, mapping: CommentedMap, key: str, value: Any) -> None:
-        """Set ``key``, quoted as its old value was; a new key goes at the end."""
+        """Set `key`, quoted as its old value was; a new key goes at the end."""
         old = mapping.get(key)
         if old == value and type(old) is type(value):
             return
@@ -86,7 +86,7 @@ class RecordFile:
 
 
 def commit_files(root: Path, files: list[RecordFile]) -> None:
-    """Write every changed file of ``files`` as one change (:func:`a2a_kb.commit.commit`):
+    """Write every changed file of `files` as one change (`a2a_kb.commit.commit`):
     after a kill at any moment they are all old or all new."""
     from ..commit import commit
 
@@ -104,7 +104,7 @@ def _styled_like(old: Any, value: Any) -> Any:
 
 def block(record: dict[str, Any]) -> CommentedMap:
     """A new record in the files' style: block mappings, lists of versions in flow style
-    with quoted items (``versions: ['1.0.0']``), dates quoted."""
+    with quoted items (`versions: ['1.0.0']`), dates quoted."""
     mapping = CommentedMap()
     for key, value in record.items():
         if isinstance(value, list):

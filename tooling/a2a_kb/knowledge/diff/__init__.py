@@ -1,13 +1,13 @@
 """diff: every lifecycle change between two versions, per binding, from compiled descriptors.
 
-``diff(kb, "0.3.0", "1.0.0")`` compares every binding the two versions share (see
-:mod:`.sides`): the .protos compiled by protoc (:mod:`.descriptors`, :mod:`.proto`), and
-the JSON-RPC binding as JSON (:mod:`.schema`), which between v0.3.0 and v1.0 is the
-migration from a JSON schema to ProtoJSON. ``0.3.0:json 1.0.0:json`` narrows to one
-binding; ``diff 0.3.0 0.3.0`` compares one version's bindings with each other. Only what
-the task operations reach is compared (:mod:`.scope`). Each change says which encodings it
-breaks and how severe it is for a client of its binding (:mod:`.encodings`); the prose's
-state classes and error mappings come from facts (:mod:`.prose`).
+`diff(kb, "0.3.0", "1.0.0")` compares every binding the two versions share (see
+`sides`): the .protos compiled by protoc (`descriptors`, `proto`), and
+the JSON-RPC binding as JSON (`schema`), which between v0.3.0 and v1.0 is the
+migration from a JSON schema to ProtoJSON. `0.3.0:json 1.0.0:json` narrows to one
+binding; `diff 0.3.0 0.3.0` compares one version's bindings with each other. Only what
+the task operations reach is compared (`scope`). Each change says which encodings it
+breaks and how severe it is for a client of its binding (`encodings`); the prose's
+state classes and error mappings come from facts (`prose`).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ _TITLES = {"grpc": "gRPC and ProtoJSON: the .proto's messages, enums and RPCs",
 
 def diff(kb: KnowledgeBase, old: str, new: str, *, book: FactBook | None = None,
          reader: Reader | None = None) -> DiffResult:
-    """Every change between ``old`` and ``new`` (each 'VERSION' or 'VERSION:BINDING')."""
+    """Every change between `old` and `new` (each 'VERSION' or 'VERSION:BINDING')."""
     book = book or FactBook(kb, Cache(kb.project.cache_dir))
     reader = reader or Reader(book, kb.project.cache_dir)
     changes: list[Change] = []

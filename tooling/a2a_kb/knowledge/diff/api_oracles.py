@@ -1,10 +1,10 @@
 """The diff's HTTP+JSON and JSON-RPC grades held to two maintained tools, as buf holds its
-binary protobuf and ProtoJSON grades (see :mod:`.oracle`).
+binary protobuf and ProtoJSON grades (see `oracle`).
 
-- **HTTP+JSON**: each version's routes become an OpenAPI 3 document: the ``google.api.http``
+- **HTTP+JSON**: each version's routes become an OpenAPI 3 document: the `google.api.http`
   annotations as protoc reads them, their path templates expanded by google-api-core's
-  grammar into OpenAPI paths (``/v1/{name=tasks/*}:cancel`` → ``/v1/tasks/{p1}:cancel``),
-  and each body as the JSON keys it takes (``additionalProperties: false``, as a ProtoJSON
+  grammar into OpenAPI paths (`/v1/{name=tasks/*}:cancel` → `/v1/tasks/{p1}:cancel`),
+  and each body as the JSON keys it takes (`additionalProperties: false`, as a ProtoJSON
   parser refuses unknown fields by default). `openapi-diff` (npm, Atlassian) then judges
   each pair of documents. What the documents model — which routes exist, which keys a body
   takes — is what is compared: per pair of versions and RPC, openapi-diff breaking ⇔ the
@@ -14,9 +14,9 @@ binary protobuf and ProtoJSON grades (see :mod:`.oracle`).
   the other does not. Per pair and request: values removed (an old request is now invalid)
   ⇔ the diff grades a change on a definition that request reaches breaking for an old client.
 
-Both run in one Node process (``tooling/npm/api-diff/run.mjs``), installed and pinned with
-their integrity by ``make api-diff``. Disagreements kept on purpose live beside buf's in
-``disagreements.yaml`` with their reasons.
+Both run in one Node process (`tooling/npm/api-diff/run.mjs`), installed and pinned with
+their integrity by `make api-diff`. Disagreements kept on purpose live beside buf's in
+`disagreements.yaml` with their reasons.
 
 Why it is long: it holds two oracles of the same form, HTTP+JSON through openapi-diff and
 JSON-RPC through a JSON Schema comparison, each turning a version pair into documents,
@@ -72,7 +72,7 @@ def run(root: Path, jobs: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str
 
 def openapi_path(template: str) -> tuple[str, list[str]]:
     """An http rule's path template as an OpenAPI path, with its parameters: each variable's
-    pattern written out, each wildcard a parameter (``p1``, ``p2`` …: a client sees the
+    pattern written out, each wildcard a parameter (`p1`, `p2` …: a client sees the
     segments, not the request field they fill)."""
     params: list[str] = []
 
@@ -194,7 +194,7 @@ def _tally(verdicts: Verdicts, kept: list[Disagreement], label: str, theirs: set
            ours: dict[str, list[Change]], codes: dict[str, set[str]], items: set[str],
            seen: dict[str, set[str]]) -> None:
     """One pair's items: each the oracle flags needs a breaking grade from the diff, and each
-    the diff grades breaking needs the oracle's flag, or a kept disagreement. ``seen``: every
+    the diff grades breaking needs the oracle's flag, or a kept disagreement. `seen`: every
     change kind the diff reports on an item, breaking or not."""
     for item in sorted(items):
         verdicts.items += 1
@@ -259,7 +259,7 @@ def http_oracle_items(answer: dict[str, Any], old: OpenApi) -> tuple[set[str], d
 
 
 def _routes_at(location: str, doc: OpenApi) -> set[str]:
-    """The routes an openapi-diff location (``paths./v1/tasks/{p1}:cancel.post.requestBody…``,
+    """The routes an openapi-diff location (`paths./v1/tasks/{p1}:cancel.post.requestBody…`,
     or a whole path) is about."""
     if not location.startswith("paths."):
         return set()
@@ -300,7 +300,7 @@ _ANNOTATIONS = frozenset({"description", "title", "examples", "$comment", "defau
 # json-schema-diff reads neither `enum` nor `const` (its KEYWORDS.md), which would leave it
 # blind to a state added to TaskState. Each schema is therefore rewritten, the same way on
 # both sides, into keywords it does read: every string becomes an integer at or above
-# _STRINGS (a literal string its own integer, ``type: string`` all of them), and numbers stay
+# _STRINGS (a literal string its own integer, `type: string` all of them), and numbers stay
 # below it. The rewriting is one-to-one on the values A2A's schemas name, so a value the old
 # schema accepts and the new one refuses is still one after it (tests/test_api_oracles.py
 # holds it to known cases). String lengths and patterns, which it cannot carry, are dropped:
@@ -315,7 +315,7 @@ class _Literals:
         self.numbers: dict[str, int] = {}
 
     def of(self, value: Any) -> dict[str, Any]:
-        """The schema that accepts exactly the rewritten ``value``."""
+        """The schema that accepts exactly the rewritten `value`."""
         if isinstance(value, str):
             n = self.numbers.setdefault(value, _STRINGS + len(self.numbers))
             return {"type": "integer", "minimum": n, "maximum": n}
@@ -338,7 +338,7 @@ class _Literals:
 
 def definition_schemas(text: str, literals: _Literals | None = None) -> dict[str, dict[str, Any]]:
     """Each definition of a JSON schema as a schema of its own, judged one level deep: every
-    reference to another definition becomes the literal ``"$ref:Name"``, so a property that
+    reference to another definition becomes the literal `"$ref:Name"`, so a property that
     now refers elsewhere removes (and adds) values, and the referenced definition is judged
     on its own. Whole requests, references followed, take json-schema-diff 20 s each (a
     message's parts are unions of unions); one level takes milliseconds, and the diff itself
@@ -431,7 +431,7 @@ def jsonrpc_agreement(pairs: Iterable[JsonRpcPair], kept: list[Disagreement]) ->
 
 
 def unused(kept: list[Disagreement], verdicts: Iterable[Verdicts]) -> list[Disagreement]:
-    """The kept disagreements of these oracles that none of ``verdicts`` needed."""
+    """The kept disagreements of these oracles that none of `verdicts` needed."""
     done = list(verdicts)
     used = {i for v in done for i in v.kept}
     oracles = {v.oracle for v in done}

@@ -1,11 +1,11 @@
 """A .proto compiled by protoc into descriptors, and read back into a plain model.
 
-protoc comes from the ``grpcio-tools`` wheel and the ``google/api`` imports from the
-``googleapis-common-protos`` wheel, so nothing is downloaded. ``--include_source_info``
-keeps each element's lines, for permalinks. The compiled ``FileDescriptorSet`` is cached
+protoc comes from the `grpcio-tools` wheel and the `google/api` imports from the
+`googleapis-common-protos` wheel, so nothing is downloaded. `--include_source_info`
+keeps each element's lines, for permalinks. The compiled `FileDescriptorSet` is cached
 by the source's sha256 (and protoc's version) in the cache directory, written atomically;
-a damaged copy is compiled again. What the diff reads from it (a :class:`ProtoFile`) is
-kept too (:mod:`.kept`), so that a diff of sources compiled before needs neither protoc
+a damaged copy is compiled again. What the diff reads from it (a `ProtoFile`) is
+kept too (`kept`), so that a diff of sources compiled before needs neither protoc
 nor protobuf's runtime.
 """
 
@@ -135,7 +135,7 @@ class ProtoFile:
 
 @cache
 def include_dirs() -> tuple[Path, Path]:
-    """Where protoc finds ``google/api/*.proto`` and ``google/protobuf/*.proto``."""
+    """Where protoc finds `google/api/*.proto` and `google/protobuf/*.proto`."""
     spec = importlib.util.find_spec("google.api.annotations_pb2")
     tools = importlib.util.find_spec("grpc_tools")
     if spec is None or spec.origin is None or tools is None or tools.origin is None:
@@ -161,11 +161,11 @@ DESCRIPTORS = "descriptors"  # under the cache; knowledge.derived sweeps it
 
 
 def compile_proto(source: Source, text: str, cache_root: Path) -> bytes:
-    """The serialized FileDescriptorSet of ``text`` (the source's .proto), from the cache
+    """The serialized FileDescriptorSet of `text` (the source's .proto), from the cache
     when this text was compiled before.
 
     Kept by the text's sha256 and protoc's version, and sealed with this machine's key
-    (:mod:`a2a_kb.seal`): a descriptor that was edited, or written by anything but this
+    (`a2a_kb.seal`): a descriptor that was edited, or written by anything but this
     function here, is not believed but compiled again (a renamed enum value in a cached
     descriptor used to become a change the diff reported and the site published)."""
     digest = sha256_of(text.encode("utf-8"))

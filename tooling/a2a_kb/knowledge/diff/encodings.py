@@ -1,9 +1,9 @@
 """Which encodings a change breaks, and what that means for a client of each binding.
 
-``breaks`` lists the encodings (and the generated code) a change breaks, coarsely: binary
+`breaks` lists the encodings (and the generated code) a change breaks, coarsely: binary
 protobuf, JSON (whichever JSON the comparison reads), generated source, behaviour. The
-grade per wire encoding, with its direction and reason, is :mod:`.grades`; a change's one
-``severity`` word is the worst of them.
+grade per wire encoding, with its direction and reason, is `grades`; a change's one
+`severity` word is the worst of them.
 
 The type tables follow the protobuf language guide's "updating a message type" rules,
 which buf's FIELD_WIRE_COMPATIBLE_TYPE and FIELD_WIRE_JSON_COMPATIBLE_TYPE also apply.

@@ -1,5 +1,5 @@
 """The diff as text (a terminal) and Markdown (a pull request), grouped by binding.
-JSON is :meth:`DiffResult.as_json` in the CLI's envelope."""
+JSON is `DiffResult.as_json` in the CLI's envelope."""
 
 from __future__ import annotations
 

@@ -2,15 +2,15 @@
 new one, in which direction, and why.
 
 Four encodings carry A2A messages. One .proto defines three of them: binary protobuf
-(gRPC), ProtoJSON, and HTTP+JSON (the ``google.api.http`` routes, whose payloads are the
+(gRPC), ProtoJSON, and HTTP+JSON (the `google.api.http` routes, whose payloads are the
 messages' ProtoJSON). JSON-RPC is its own: a JSON schema up to v0.3.0, the .proto's ProtoJSON
 from v1.0. A change found by comparing .protos is graded in binary protobuf, ProtoJSON
 and HTTP+JSON (a route change in HTTP+JSON alone); a change found by comparing JSON-RPC
 descriptions in JSON-RPC; a prose change in none (it is behavioural everywhere).
 
-A grade is ``breaking`` when some old peer fails or misreads a new one on the wire,
-``behavioural`` when every message still parses but a peer may now act differently (a
-``field_behavior`` annotation, a value dropped as unknown), ``compatible`` otherwise. The
+A grade is `breaking` when some old peer fails or misreads a new one on the wire,
+`behavioural` when every message still parses but a peer may now act differently (a
+`field_behavior` annotation, a value dropped as unknown), `compatible` otherwise. The
 direction names the pair that breaks: an old client calling a new server, or a new client
 calling an old server. A new client that uses only what the old version defined is the
 yardstick of the second direction: widening what a request accepts breaks nobody.
@@ -192,7 +192,7 @@ def grade(change: Any) -> tuple[Grade, ...]:
 
 
 def level_in(grades: tuple[Grade, ...], encoding: str) -> str:
-    """The worst level among ``grades`` in ``encoding`` ('any' for every wire encoding);
+    """The worst level among `grades` in `encoding` ('any' for every wire encoding);
     'compatible' when none touches it."""
     level = "compatible"
     for g in grades:

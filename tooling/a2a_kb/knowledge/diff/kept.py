@@ -2,8 +2,8 @@
 
 Reading a .proto takes protoc and protobuf's runtime; reading a JSON schema takes a walk
 over its text for the line of every member. Both are pure functions of the text, so what
-they give is kept by the text's sha256 and the reader's version in ``<cache>/diff/``,
-sealed (:func:`a2a_kb.cache.write_sealed`). A copy whose seal or shape is wrong is
+they give is kept by the text's sha256 and the reader's version in `<cache>/diff/`,
+sealed (`a2a_kb.cache.write_sealed`). A copy whose seal or shape is wrong is
 read again from the text; `a2a-kb fetch` sweeps damaged ones with the other derived data.
 """
 
@@ -23,10 +23,10 @@ FOLDER = "diff"
 
 def kept(cache_root: Path, text: str, reader: str, read: Callable[[], T],
          dump: Callable[[T], Any], undump: Callable[[Any], T]) -> T:
-    """What ``read()`` gives for ``text``: the kept copy when there is a good one, else read
-    and kept. ``reader`` names the reader and its version (bump it when what ``read`` gives,
-    or how ``dump`` writes it, changes); ``dump`` makes the result plain JSON values and
-    ``undump`` makes them the result again."""
+    """What `read()` gives for `text`: the kept copy when there is a good one, else read
+    and kept. `reader` names the reader and its version (bump it when what `read` gives,
+    or how `dump` writes it, changes); `dump` makes the result plain JSON values and
+    `undump` makes them the result again."""
     path = cache_root / FOLDER / f"{sha256_of(text.encode('utf-8'))}.{reader}.json"
     payload = read_sealed(path)
     if payload is not None:

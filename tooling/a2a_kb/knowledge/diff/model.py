@@ -1,11 +1,12 @@
 """What a diff is made of: changes, the comparisons that found them, and the registry of
 change kinds.
 
-A change names what changed (``kind``, ``subject``, ``old``, ``new``), the binding whose
-comparison found it, the encodings it breaks (``breaks``) and, derived from those and the
-binding, one ``severity`` for a client of that binding. Kinds live in one registry so that
+A change names what changed (`kind`, `subject`, `old`, `new`), the binding whose
+comparison found it, the encodings it breaks (`breaks`) and, derived from those and the
+binding, one `severity` for a client of that binding. Kinds live in one registry so that
 another comparison (wording changes between versions' prose, say) adds its own with
-:func:`register_kind` and every format and page knows how to order and name it.
+[`register_kind`][a2a_kb.knowledge.diff.model.register_kind] and every format and page knows how to order and
+name it.
 """
 
 from __future__ import annotations
@@ -114,8 +115,8 @@ class Change:
     # The descriptor elements the change is about ("field:Task#2", "rpc:A2AService.GetTask",
     # "package" …): what the differential test matches buf's findings against.
     elements: tuple[str, ...] = ()
-    # One grade per wire encoding the change touches (see :mod:`.grades`); derived from
-    # ``breaks`` unless the comparison that found the change knows better.
+    # One grade per wire encoding the change touches (see `grades`); derived from
+    # `breaks` unless the comparison that found the change knows better.
     grades: tuple[Grade, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -205,7 +206,7 @@ class DiffResult:
         return any(SEVERITIES.index(c.severity) <= limit for c in self.changes)
 
     def reaches(self, encoding: str, level: str) -> bool:
-        """Whether some change is at ``level`` or worse in ``encoding`` ('any': in any)."""
+        """Whether some change is at `level` or worse in `encoding` ('any': in any)."""
         limit = LEVELS.index(level)
         return any(LEVELS.index(c.level(encoding)) <= limit for c in self.changes
                    if encoding == "any" or any(g.encoding == encoding for g in c.graded))

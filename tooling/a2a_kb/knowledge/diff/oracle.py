@@ -2,8 +2,8 @@
 WIRE_JSON and FILE), its findings matched with the diff's changes, element by element.
 
 buf runs offline: each side is a temporary buf module holding the version's .proto at one
-path (v0.x keeps it at ``specification/grpc/a2a.proto``, v1 at ``specification/a2a.proto``;
-buf compares files by path) and the ``google/api`` protos copied from the
+path (v0.x keeps it at `specification/grpc/a2a.proto`, v1 at `specification/a2a.proto`;
+buf compares files by path) and the `google/api` protos copied from the
 googleapis-common-protos wheel, with no dependency on the Buf Schema Registry.
 
 buf matches elements by fully-qualified name, so across a package rename (v0.3.0 →
@@ -16,7 +16,7 @@ Held per encoding: binary protobuf to buf's WIRE category, ProtoJSON to WIRE_JSO
 change on that element graded breaking in the encoding. *Precision*: every change graded
 breaking in the encoding has a finding of the category on one of its elements. Where the
 diff is right and buf is not (a renumbering whose bytes still parse; a ProtoJSON payload a
-package rename does not touch), the disagreement is kept in ``disagreements.yaml`` with
+package rename does not touch), the disagreement is kept in `disagreements.yaml` with
 its reason; an entry nothing needs any more is an error.
 """
 
@@ -243,9 +243,9 @@ def _covers(d: Disagreement, encoding: str, side: str, kinds: set[str], rules: s
 
 
 def agreement(pairs: Iterable[PairFigures], encoding: str, kept: list[Disagreement]) -> Agreement:
-    """The diff's grades in ``encoding`` held to buf's findings in the matching category:
+    """The diff's grades in `encoding` held to buf's findings in the matching category:
     every finding has a change on its element graded breaking, every breaking grade has a
-    finding on one of its elements, or the disagreement is on ``kept`` with its reason."""
+    finding on one of its elements, or the disagreement is on `kept` with its reason."""
     category = CATEGORY[encoding]
     result = Agreement(encoding)
     for pair in pairs:
@@ -295,6 +295,6 @@ def _entry_of(element: str) -> str:
 
 
 def unused(kept: list[Disagreement], agreements: Iterable[Agreement]) -> list[Disagreement]:
-    """The kept disagreements that none of ``agreements`` needed."""
+    """The kept disagreements that none of `agreements` needed."""
     used = {i for a in agreements for i in a.kept}
     return [d for i, d in enumerate(kept) if d.oracle == "buf" and i not in used]

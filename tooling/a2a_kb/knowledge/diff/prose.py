@@ -22,7 +22,7 @@ _PREFIXES = ("error:", "error-mapping:", "state-class:TaskState.")
 
 
 def reads(key: str) -> bool:
-    """Whether the comparison reads the facts of ``key``."""
+    """Whether the comparison reads the facts of `key`."""
     return key in _KEYS or key.startswith(_PREFIXES)
 
 
@@ -118,7 +118,7 @@ def error_definitions(a: ProseSide, b: ProseSide) -> list[Change]:
 
 def _mappings(side: ProseSide) -> dict[str, tuple[Fact, Source]]:
     """The error mappings of a side's prose, by their leading passage only: the copies
-    keyed ``…@<section>`` repeat them and would report every change twice."""
+    keyed `…@<section>` repeat them and would report every change twice."""
     found: dict[str, tuple[Fact, Source]] = {}
     for source, facts in side.prose:
         for key, facts_of_key in facts.items():

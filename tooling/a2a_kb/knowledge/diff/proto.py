@@ -1,10 +1,10 @@
 """Two compiled .protos compared element by element: package, file options, enums (by
 number), messages and their fields (by number), reserved numbers and names, oneofs,
-services and their RPCs. The RPCs' REST routes are compared as URLs by :mod:`.rest`.
+services and their RPCs. The RPCs' REST routes are compared as URLs by `rest`.
 
 Elements are matched by their name relative to the package, so that a package rename is
 reported once (and every message's changes still show) rather than as every message
-deleted and added. Each change says which encodings it breaks (see :mod:`.encodings`).
+deleted and added. Each change says which encodings it breaks (see `encodings`).
 """
 
 from __future__ import annotations

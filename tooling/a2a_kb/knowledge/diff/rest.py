@@ -2,15 +2,15 @@
 
 A route is what an HTTP client sends: a verb, a URL, and a body. Routes are matched by the
 URLs they serve, not by the text of their templates: a URL an old client builds from the
-old template (``POST /v1/tasks/t1:cancel``) either reaches some route of the new version
-or does not. The templates are ``google.api.http`` path templates, read and matched by
-google-api-core's :mod:`~google.api_core.path_template`, the library Google's own clients
-transcode requests with; so ``{id}`` and ``{name=tasks/*}`` serve the same URLs, and
-``{parent=task/*/pushNotifications}`` is a route under ``task/``.
+old template (`POST /v1/tasks/t1:cancel`) either reaches some route of the new version
+or does not. The templates are `google.api.http` path templates, read and matched by
+google-api-core's `path_template`, the library Google's own clients
+transcode requests with; so `{id}` and `{name=tasks/*}` serve the same URLs, and
+`{parent=task/*/pushNotifications}` is a route under `task/`.
 
 When a route still serves its old URLs, its body is compared as the JSON keys it takes:
-the whole request minus the fields the path binds (``body: "*"``) or one field's message
-(``body: "config"``). A mapping that moves from ``config`` to ``*`` with the same keys
+the whole request minus the fields the path binds (`body: "*"`) or one field's message
+(`body: "config"`). A mapping that moves from `config` to `*` with the same keys
 breaks nobody.
 """
 
@@ -58,12 +58,12 @@ class Route:
 
     @property
     def custom_verb(self) -> str:
-        """The template's custom verb (``:cancel``), which is not part of any segment."""
+        """The template's custom verb (`:cancel`), which is not part of any segment."""
         match = re.search(r":(\w+)$", VARIABLE.sub("", self.template))
         return match.group(1) if match else ""
 
     def serves(self, route: Route) -> bool:
-        """Whether this route serves the URLs a client builds from ``route``."""
+        """Whether this route serves the URLs a client builds from `route`."""
         return (route.verb == self.verb and route.custom_verb == self.custom_verb
                 and path_template.validate(self.template, route.sample()))
 
@@ -81,7 +81,7 @@ class Route:
 
 
 def routes(proto: ProtoFile) -> list[Route]:
-    """Every route of the task operations (see :mod:`.scope`)."""
+    """Every route of the task operations (see `scope`)."""
     scope = proto_scope(proto)
     found = []
     for service in proto.services.values():
@@ -243,7 +243,7 @@ def _body(old: ProtoFile, new: ProtoFile, r: Route, served: Route, at: object) -
 
 def _captured(old: Route, new: Route) -> list[str]:
     """Literal segments of the old URL that a variable of the new template captures
-    (``/v1/message:send`` served by ``/{tenant}/message:send``: "v1" as the tenant)."""
+    (`/v1/message:send` served by `/{tenant}/message:send`: "v1" as the tenant)."""
     a, b = old.segments(), new.segments()
     if len(a) != len(b):
         return []

@@ -2,7 +2,7 @@
 .proto read as ProtoJSON (the JSON-RPC and REST bindings from v1.0), compared by
 definition: enum strings, required lists, property names and their types.
 
-Both are read into one :class:`JsonDescription`, so the same comparison covers v0.2 →
+Both are read into one `JsonDescription`, so the same comparison covers v0.2 →
 v0.3 (two schemas), v1.0 → v1.0.1 (two ProtoJSON views) and the migration from v0.3.0's
 schema to v1.0's ProtoJSON.
 
@@ -63,7 +63,7 @@ SCHEMA_MODEL = 2
 
 
 def load_schema(source: Source, text: str, cache_root: Path) -> JsonDescription:
-    """:func:`from_schema`, kept by the text's sha256 (see :mod:`.kept`): walking a schema
+    """`from_schema`, kept by the text's sha256 (see `kept`): walking a schema
     for the line of every member is most of what reading it costs."""
     return kept(cache_root, text, f"json-schema-{SCHEMA_MODEL}", lambda: from_schema(source, text),
                 _dump, lambda model: _undump(source, model))
@@ -133,8 +133,8 @@ def _undump(source: Source, model: dict[str, Any]) -> JsonDescription:
 
 
 def _accepts_null(schema: Any) -> bool:
-    """Whether a property's schema names null among what it accepts (``type: null``, a
-    ``null`` in a type list, an ``anyOf``/``oneOf`` member, or a null ``const``)."""
+    """Whether a property's schema names null among what it accepts (`type: null`, a
+    `null` in a type list, an `anyOf`/`oneOf` member, or a null `const`)."""
     if not isinstance(schema, dict):
         return False
     kind = schema.get("type")
@@ -174,8 +174,8 @@ def _payload(definition: Definition) -> str:
 
 def unwrapped(description: JsonDescription) -> JsonDescription:
     """The schema with each JSON-RPC envelope replaced by what it carries, as ProtoJSON
-    names it: v0.3.0's ``SendMessageRequest`` is ``{jsonrpc, id, method, params:
-    MessageSendParams}``, v1.0's is the params themselves."""
+    names it: v0.3.0's `SendMessageRequest` is `{jsonrpc, id, method, params:
+    MessageSendParams}`, v1.0's is the params themselves."""
     definitions = dict(description.definitions)
     for name, found in description.definitions.items():
         carried = definitions.get(found.payload) if found.payload else None
@@ -195,8 +195,8 @@ def _method(schema: Any) -> str:
 
 def _schema_scope(definitions: dict[str, Definition], schemas: dict[str, Any]) -> set[str]:
     """TaskState and every definition reachable from the task operations' requests and
-    responses. A JSON-RPC request is a task operation when its method is in the ``tasks/``
-    namespace or the response paired with it by name (``XRequest`` → ``XResponse``)
+    responses. A JSON-RPC request is a task operation when its method is in the `tasks/`
+    namespace or the response paired with it by name (`XRequest` → `XResponse`)
     reaches TaskState."""
 
     def edges(name: str) -> set[str]:
@@ -322,7 +322,7 @@ def _alternatives(type_text: str) -> set[str]:
 
 def _retyped(subject: str, old_type: str, new_type: str, role: set[str], add: Any,
              where: list[Location]) -> None:
-    """A property's type changed. Widening a union (``A`` → ``A | B``) breaks only the peer
+    """A property's type changed. Widening a union (`A` → `A | B`) breaks only the peer
     that receives: nobody in a request, an old client in a response; narrowing it the
     reverse. Any other change breaks both."""
     before, after = _alternatives(old_type), _alternatives(new_type)
@@ -349,7 +349,7 @@ def _retyped(subject: str, old_type: str, new_type: str, role: set[str], add: An
 
 
 def widened(subject: str, what: str, role: set[str]) -> tuple[tuple[str, ...], tuple[Grade, ...]]:
-    """What a schema that now also accepts ``what`` breaks, by the way the definition
+    """What a schema that now also accepts `what` breaks, by the way the definition
     travels: an old client that validates a new server's responses refuses it; a request
     never does (only a new client sends the new form, to a server that knows it)."""
     if "response" in role:
@@ -360,7 +360,7 @@ def widened(subject: str, what: str, role: set[str]) -> tuple[tuple[str, ...], t
 
 
 def narrowed(subject: str, what: str, role: set[str]) -> tuple[tuple[str, ...], tuple[Grade, ...]]:
-    """What a schema that no longer accepts ``what`` breaks: an old client's request that
+    """What a schema that no longer accepts `what` breaks: an old client's request that
     carries it; in a response, a new client that meets an old server's."""
     directions = ((OLD_CLIENT,) if "request" in role else ()) + ((NEW_CLIENT,) if "response" in role else ())
     note = (f"{subject} no longer accepts {what}: "
@@ -435,7 +435,7 @@ def _properties(name: str, a: Definition, b: Definition, add: Any, at: Any, *, v
 def _null_and_const(subject: str, prop: str, a: Definition, b: Definition, role: set[str], add: Any,
                     where: list[Location]) -> None:
     """A property that began or stopped accepting null, or was pinned to one value, released
-    or re-pinned (a JSON schema's ``const``: an error's fixed message, a part's kind)."""
+    or re-pinned (a JSON schema's `const`: an error's fixed message, a part's kind)."""
     if (prop in a.nullable) != (prop in b.nullable):
         breaks, grades = (widened if prop in b.nullable else narrowed)(subject, "null", role)
         add("field-null-changed", subject, "null accepted" if prop in a.nullable else "no null",

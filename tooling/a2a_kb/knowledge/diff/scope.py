@@ -1,9 +1,9 @@
 """What the diff covers: TaskState, the task operations, and every type they reach.
 
 Computed from each description, never from a list of names. An operation is a *task
-operation* when its request or response reaches ``TaskState`` through their types, or
-when it addresses a task resource (a REST route under ``tasks/``, a JSON-RPC method in
-the ``tasks/`` namespace): that takes in sending messages, getting, listing and cancelling
+operation* when its request or response reaches `TaskState` through their types, or
+when it addresses a task resource (a REST route under `tasks/`, a JSON-RPC method in
+the `tasks/` namespace): that takes in sending messages, getting, listing and cancelling
 tasks, subscribing to them and their push-notification configs, and leaves out the agent
 card. The scope is every message and enum those operations reach, and their service.
 """
@@ -33,7 +33,7 @@ class Scope:
 
 
 def closure(roots: Iterable[str], edges: Callable[[str], Iterable[str]]) -> set[str]:
-    """Every name reachable from ``roots`` along ``edges``."""
+    """Every name reachable from `roots` along `edges`."""
     seen: set[str] = set()
     todo = [r for r in roots]
     while todo:

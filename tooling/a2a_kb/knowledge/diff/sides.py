@@ -1,8 +1,8 @@
 """Which description each version has for each binding, read once per source.
 
-- ``grpc``: the version's .proto (``specification/grpc/a2a.proto`` in v0.2–v0.3,
-  ``specification/a2a.proto`` from v1.0), compared as compiled descriptors;
-- ``json``: the JSON-RPC binding: the JSON schema up to v0.3.0, and from v1.0 (which has no
+- `grpc`: the version's .proto (`specification/grpc/a2a.proto` in v0.2–v0.3,
+  `specification/a2a.proto` from v1.0), compared as compiled descriptors;
+- `json`: the JSON-RPC binding: the JSON schema up to v0.3.0, and from v1.0 (which has no
   schema of its own) the .proto read as ProtoJSON.
 
 A binding is *replaced* between two versions when its description changed nature (v0.3.0's
@@ -104,7 +104,7 @@ class Reader:
         return self._json[source.id]
 
     def prose_facts(self, source: Source) -> dict[str, list[Fact]]:
-        """The facts of ``source`` that :mod:`.prose` reads, by key, kept (see :mod:`.kept`)
+        """The facts of `source` that `prose` reads, by key, kept (see `kept`)
         by the text, the extractor's version and the list of keys read."""
         extractor = f"{source.kind}-{EXTRACTOR_VERSIONS.get(source.kind, '')}"
         return kept(self.cache_root, self.book.text(source), f"prose-{prose.VIEW}.{extractor}",

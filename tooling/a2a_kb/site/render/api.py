@@ -25,7 +25,7 @@ DOCUMENTS = ("claims", "conflicts", "states", "sources", "diffs", "lifecycle", "
 
 @cache
 def api_schema(name: str) -> dict[str, Any]:
-    """The JSON Schema of the API document ``name``, shipped in ``templates/api/``."""
+    """The JSON Schema of the API document `name`, shipped in `templates/api/`."""
     text = resources.files("a2a_kb").joinpath(f"templates/api/{name}.schema.json").read_text("utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
@@ -150,7 +150,7 @@ def part(data: SiteData, name: str, use_directory_urls: bool = True) -> list[tup
 
 
 def _fields(schema: dict[str, Any], key: str) -> list[tuple[str, str]]:
-    """(name, description) of the fields of the items under ``key``."""
+    """(name, description) of the fields of the items under `key`."""
     node = schema["properties"][key]
     items = node.get("items") or node.get("additionalProperties") or {}
     props = items.get("properties", {}) if isinstance(items, dict) else {}

@@ -2,8 +2,8 @@
 extractor reads from it (with their lines), and the claims that rest on it.
 
 The transcript is cut into its entries with the same parser the extractor uses
-(:func:`a2a_kb.capture.transcript.parse`), so each block on the page starts at the line
-a fact points to. Every line keeps its number in the file and an anchor (``#L97``).
+(`a2a_kb.capture.transcript.parse`), so each block on the page starts at the line
+a fact points to. Every line keeps its number in the file and an anchor (`#L97`).
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ def _evidence(data: SiteData, link: Linker, claim_id: str) -> list[Evidence]:
 
 
 def view(data: SiteData, link: Linker, claim: Claim, full: bool = True) -> ClaimView:
-    """A claim as a page shows it; ``full=False`` leaves out what only its topic page shows
+    """A claim as a page shows it; `full=False` leaves out what only its topic page shows
     (evidence, comparisons, the by-version table) and links there instead."""
     result = data.results.get(claim.id)
     source = data.kb.sources.get(claim.source)
@@ -173,8 +173,8 @@ def _facets(data: SiteData, index: dict[str, Any]) -> dict[str, list[str]]:
 
 
 def packed_index(index: dict[str, Any], facets: dict[str, list[str]]) -> dict[str, list[int]]:
-    """The filter index as the page carries it: per claim ``[subject, verdict, authority,
-    versions]``, the first three the position of the value among the options of its filter
+    """The filter index as the page carries it: per claim `[subject, verdict, authority,
+    versions]`, the first three the position of the value among the options of its filter
     (1 for the first facet, as option 0 is "any"; 0 for no value) and the last a bit mask,
     bit *i* for the *i*-th version facet. claims-filter.js reads it against the options."""
     at = {name: {v: i + 1 for i, v in enumerate(values)} for name, values in facets.items()}

@@ -32,7 +32,7 @@ class Cite:
 
 
 def subject_state(claim: Claim) -> str | None:
-    """The canonical state a claim is about, when its subject is ``TaskState.<spelling>``."""
+    """The canonical state a claim is about, when its subject is `TaskState.<spelling>`."""
     subject = claim.subject.strip()
     if not subject.startswith("TaskState."):
         return None
@@ -41,7 +41,7 @@ def subject_state(claim: Claim) -> str | None:
 
 
 def role(claim: Claim) -> str | None:
-    """``set-by`` or ``client-next`` when a claim about a state says who sets it or what a
+    """`set-by` or `client-next` when a claim about a state says who sets it or what a
     client does next: the word appears in its subject suffix, locator or note."""
     if subject_state(claim) is None:
         return None
@@ -78,13 +78,13 @@ def cite(data: SiteData, link: Linker, claim: Claim) -> Cite:
 
 
 def _in_version(data: SiteData, claim: Claim, version: str) -> bool:
-    """Whether a claim belongs on a state table of ``version``: it is about that version
+    """Whether a claim belongs on a state table of `version`: it is about that version
     and rests on a primary source (what others say has its own page)."""
     return version in claim.versions and data.authority(claim.id) == "primary"
 
 
 def about_state(data: SiteData, version: str, state: str) -> list[Claim]:
-    """Claims of ``version`` whose subject is this state (roles aside)."""
+    """Claims of `version` whose subject is this state (roles aside)."""
     return [c for c in data.kb.claims.values()
             if _in_version(data, c, version) and subject_state(c) == state and role(c) is None]
 
@@ -153,14 +153,14 @@ def unique(claims: list[Claim]) -> list[Claim]:
 
 
 def sdk_subject(claim: Claim) -> tuple[str, str] | None:
-    """``(sdk, behaviour)`` of a claim whose subject is ``sdk:<sdk>/<behaviour>``."""
+    """`(sdk, behaviour)` of a claim whose subject is `sdk:<sdk>/<behaviour>`."""
     found = _SDK_SUBJECT.match(claim.subject.strip())
     return (found.group(1), found.group(2)) if found else None
 
 
 def scenario_of(source: Source) -> str:
     """The SDK build and scenario of a capture source, from its transcript's path
-    (``captures/a2a-sdk-1.3.0/04-input-required.http`` → ``a2a-sdk-1.3.0/04-input-required``)."""
+    (`captures/a2a-sdk-1.3.0/04-input-required.http` → `a2a-sdk-1.3.0/04-input-required`)."""
     path = source.path or source.id
     name = posixpath.splitext(posixpath.basename(path))[0]
     build = posixpath.basename(posixpath.dirname(path))
@@ -168,7 +168,7 @@ def scenario_of(source: Source) -> str:
 
 
 def capture_href(link: Linker, source: Source, line: int = 0) -> str:
-    """A link to a capture's page, at one line of its transcript when ``line`` is given."""
+    """A link to a capture's page, at one line of its transcript when `line` is given."""
     return link.page(paths.capture_page(scenario_of(source)), paths.line_anchor(line) if line else "")
 
 
@@ -180,7 +180,7 @@ def capture_sources(data: SiteData) -> list[Source]:
 
 def observed_builds(data: SiteData, claim: Claim) -> list[dict[str, str]]:
     """The builds the claim's capture sources ran, as their transcripts' headers say
-    (``{"package": "a2a-sdk", "version": "0.3.26"}``); empty for a claim not read off a capture."""
+    (`{"package": "a2a-sdk", "version": "0.3.26"}`); empty for a claim not read off a capture."""
     builds = []
     for sid in sorted(claim_sources(data, claim)):
         source = data.kb.sources.get(sid)

@@ -2,21 +2,21 @@
 the conformance suite a2a-tck checks (and how strictly), what each SDK build did when run,
 and what the SDKs only read from source are said to do.
 
-Every cell is made of claims, and shows each claim's answer (its ``answer`` field, or one
+Every cell is made of claims, and shows each claim's answer (its `answer` field, or one
 read off what its checks expect), linked to the claim and to the line of the capture or of
 the suite's file its check reads. A cell is marked as differing from the specification only
 for a verified claim that the conflict register puts on a side no specification claim takes
-(the rule of the SDK matrix, :func:`.sdk_matrix._departures`), and only when a verified claim
+(the rule of the SDK matrix, `sdk_matrix._departures`), and only when a verified claim
 of the row's own specification cells, about a version the claim's build speaks, is on another
-side. Below the behaviours, :mod:`.requirements` gives the suite's lifecycle requirements one
+side. Below the behaviours, `requirements` gives the suite's lifecycle requirements one
 by one with its verdict on each build.
 
-Rows: the behaviours in :data:`ROWS`, those the suite tests or the captures were made for
+Rows: the behaviours in `ROWS`, those the suite tests or the captures were made for
 (the SDK matrix keeps every behaviour). Columns: the specification versions 0.3.0 to
-1.0.1; the suite's branches (claims with subject ``tck:<branch>/<behaviour>``); one per
+1.0.1; the suite's branches (claims with subject `tck:<branch>/<behaviour>`); one per
 SDK build captured (a claim resting on a capture goes to the build of that capture); one
 per SDK read but not run (the other
-``sdk:<sdk>/<behaviour>`` claims, and the SDKs named in :data:`READ_SDKS` even without one).
+`sdk:<sdk>/<behaviour>` claims, and the SDKs named in `READ_SDKS` even without one).
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 A claims file's page shows every claim of the file in full, up to sixty of them; a phone
 that lays them all out at load blocks its main thread for half a second. So each article is
-skipped until it comes near the screen (CSS ``content-visibility: auto``) and stands in with
+skipped until it comes near the screen (CSS `content-visibility: auto`) and stands in with
 a placeholder height until then. Too small a placeholder, and a skipped claim's contents
 spill over the next one (a pointer, or an accessibility checker, then finds links lying on
-top of each other); too large, and the scroll bar misleads. :func:`claim_height` gives an
+top of each other); too large, and the scroll bar misleads. `claim_height` gives an
 upper bound for the narrowest phone the site is looked at (360 CSS px), read from the
 article's own HTML: each block's text wrapped line by line with the advance widths of the
 fonts the browsers there use (Arial's metrics, which Liberation Sans shares; a monospace
@@ -127,7 +127,7 @@ class _Reader(HTMLParser):
 
 
 def _words(block: _Block, size: float, bold: bool = False) -> list[tuple[float, float]]:
-    """Each piece of ``block`` a line may end after, as (its width, the width of what comes
+    """Each piece of `block` a line may end after, as (its width, the width of what comes
     before it on the same line: a space, or nothing after a hyphen), in px."""
     words: list[tuple[float, float]] = []
     current, before = 0.0, 0.0
@@ -155,8 +155,8 @@ def _words(block: _Block, size: float, bold: bool = False) -> list[tuple[float, 
 
 
 def lines(block: _Block, width: float, size: float, bold: bool = False) -> int:
-    """How many lines ``block`` takes wrapped at ``width`` px. A piece too long for a line
-    is broken anywhere (kb.css sets ``overflow-wrap: anywhere`` where such words occur); its
+    """How many lines `block` takes wrapped at `width` px. A piece too long for a line
+    is broken anywhere (kb.css sets `overflow-wrap: anywhere` where such words occur); its
     last line is counted as full, since where it breaks depends on the font."""
     count, used = 0, 0.0
     for word, before in _words(block, size, bold):

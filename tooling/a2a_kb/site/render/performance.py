@@ -1,4 +1,4 @@
-"""The Performance page: bench/results.json, written by ``make bench``, as a table of ratios
+"""The Performance page: bench/results.json, written by `make bench`, as a table of ratios
 measured side by side in one run, with the machine they were measured on."""
 
 from __future__ import annotations

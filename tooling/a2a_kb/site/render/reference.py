@@ -40,5 +40,6 @@ def page() -> str:
         "",
     ]
     for module, title in PUBLIC_MODULES:
-        out += [f"## {title} {{#{module.replace('.', '-')}}}", "", f"::: {module}", ""]
+        # The heading's id is the module's name: a docstring's [`facts`][a2a_kb.facts] lands here.
+        out += [f"## {title} {{#{module}}}", "", f"::: {module}", ""]
     return "\n".join(out)

@@ -2,7 +2,7 @@
 injected, processes killed, hostile content checked) and how many of them failed.
 
 Numbers come only from test-artifacts/reliability/ (see
-:mod:`a2a_kb.site.measurements`); without a test run the page says so and shows none.
+`a2a_kb.site.measurements`); without a test run the page says so and shows none.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 section says in each version, and the verdict a2a-tck's own runner gave each SDK build on
 each transport.
 
-Rows are the lifecycle requirements of the 1.0-dev registry (the ``suite-requirement``
-facts of its pinned files, :func:`~a2a_kb.knowledge.requirements.is_lifecycle`). A build's
-cell is the claim about that requirement and build (subject ``tck-verdict:<build>/<ID>``,
+Rows are the lifecycle requirements of the 1.0-dev registry (the `suite-requirement`
+facts of its pinned files, `is_lifecycle`). A build's
+cell is the claim about that requirement and build (subject `tck-verdict:<build>/<ID>`,
 checked against the run record) with its answer in words; a failing cell adds the reason the
 suite gave. A specification cell is the section the requirement cites, read from that
 version's pinned text: its title and whether its words carry the requirement's level;

@@ -2,8 +2,8 @@
 per SDK, each cell holding the claims that say what that version or SDK does.
 
 Everything in a cell comes from the records. SDK cells hold the claims whose subject is
-``sdk:<sdk>/<behaviour>`` (claims/sdk-behaviour.yaml documents the keys). Specification
-cells hold the primary claims those SDK claims name in ``related`` (or that name them), for
+`sdk:<sdk>/<behaviour>` (claims/sdk-behaviour.yaml documents the keys). Specification
+cells hold the primary claims those SDK claims name in `related` (or that name them), for
 each version the claim is about, plus the conflicts of the row whose sides hold claims about
 that version. A verified SDK claim departs from the specification when the conflict
 register puts it on a side of a conflict that no specification claim about its versions
@@ -45,7 +45,7 @@ class CaptureLink:
 
     @property
     def label(self) -> str:
-        """The scenario's number (``04``), short enough for a cell; else its name."""
+        """The scenario's number (`04`), short enough for a cell; else its name."""
         number = self.scenario.rsplit("/", 1)[-1].split("-", 1)[0]
         return number if number.isdigit() else self.scenario
 
@@ -144,7 +144,7 @@ class Matrix:
     rows: list[Row]
 
     def card_height(self, row: Row) -> float:
-        """An upper bound of ``row``'s card height on a phone, in ems (see ``CARD_LINE``);
+        """An upper bound of `row`'s card height on a phone, in ems (see `CARD_LINE`);
         tests/test_browser_site.py measures every card against it."""
         height = CARD_HEAD
         for col, cell in zip(self.columns, row.cells, strict=True):
@@ -166,7 +166,7 @@ def _sides(data: SiteData) -> Sides:
 
 
 def _specified(data: SiteData, side: list[str], versions: list[str]) -> list[str]:
-    """The specification claims on a side that are about one of ``versions``."""
+    """The specification claims on a side that are about one of `versions`."""
     return [cid for cid in side if cid in data.kb.claims and is_specification(data, data.kb.claims[cid])
             and set(data.kb.claims[cid].versions) & set(versions)]
 
@@ -209,7 +209,7 @@ def _captures(data: SiteData, link: Linker, claim: Claim) -> list[CaptureLink]:
 
 
 def _spec_claims(data: SiteData, sdk_claims: list[Claim]) -> list[Claim]:
-    """Specification claims linked to the row's SDK claims by ``related``, either way."""
+    """Specification claims linked to the row's SDK claims by `related`, either way."""
     ids = {c.id for c in sdk_claims}
     found = {rid for c in sdk_claims for rid in c.related}
     found |= {c.id for c in data.kb.claims.values() if ids & set(c.related)}

@@ -1,9 +1,9 @@
 """Each official SDK's lifecycle release by release, as read from its pinned source: a page
-per SDK, the "since" ranges of the SDK matrix, and the ``sdks`` API document.
+per SDK, the "since" ranges of the SDK matrix, and the `sdks` API document.
 
-Only claims checked against an ``sdk-code`` source take part: the release is that source's
-tag, the behaviour the claim's ``sdk:<sdk>/<behaviour>`` subject, and what the release does
-the claim's ``answer``. A range ("since v0.3.15", "v0.3.0 to v0.3.3") runs over the releases
+Only claims checked against an `sdk-code` source take part: the release is that source's
+tag, the behaviour the claim's `sdk:<sdk>/<behaviour>` subject, and what the release does
+the claim's `answer`. A range ("since v0.3.15", "v0.3.0 to v0.3.3") runs over the releases
 read here in release order, from the first that gives an answer to the last before another
 answer; "since" only when that last one is the SDK's newest release read. Nothing is
 inferred about a release that was not read: the mirror holds each file at the releases
@@ -63,7 +63,7 @@ _PRERELEASE = re.compile(r"(?i)(alpha|beta|preview|rc)")
 
 def release_key(tag: str) -> tuple[Any, ...]:
     """Release order of a tag: its numbers, a pre-release (alpha, Beta, preview, rc) before
-    the release it leads to (``1.0.0.Beta1`` < ``v1.0.0.Final``)."""
+    the release it leads to (`1.0.0.Beta1` < `v1.0.0.Final`)."""
     head = re.search(r"\d+(?:\.\d+)+", tag)  # agntcy-a2a-v0.2.0 → 0.2.0
     numbers = tuple(int(n) for n in head.group(0).split(".")) if head else ()
     rest = tag[head.end():] if head else tag
@@ -120,14 +120,14 @@ class Behaviour:
 
 def read_from_source(data: SiteData, claim: Claim) -> str:
     """The release a claim was read at, when it is checked against an SDK's source and says
-    what the release does in its ``answer``; else "". (A claim about the code's comments,
+    what the release does in its `answer`; else "". (A claim about the code's comments,
     with no answer, is a note, not a step of the timeline.)"""
     source = data.kb.sources.get(claim.source)
     return source.ref if source is not None and source.kind == KIND and claim.answer else ""
 
 
 def timelines(data: SiteData, link: Linker, only: str = "") -> dict[str, list[Behaviour]]:
-    """Each SDK's behaviours read from source (``only`` that SDK's, when given)."""
+    """Each SDK's behaviours read from source (`only` that SDK's, when given)."""
     by_sdk: dict[str, dict[str, Behaviour]] = {}
     for claim in data.kb.claims.values():
         found = sdk_subject(claim)
@@ -195,7 +195,7 @@ def part(data: SiteData, sdk: str, use_directory_urls: bool = True) -> list[tupl
 
 
 def document(data: SiteData, use_directory_urls: bool = True) -> dict[str, Any]:
-    """The ``sdks`` API document: per SDK and behaviour, each release read and its answer,
+    """The `sdks` API document: per SDK and behaviour, each release read and its answer,
     with the ranges."""
     link = Linker(paths.api_file("sdks"), use_directory_urls)
     compared = comparisons(data, link)

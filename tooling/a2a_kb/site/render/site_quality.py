@@ -4,8 +4,8 @@ schemes at two widths, and the link checker's totals — and Lighthouse's perfor
 as the benchmark measured them.
 
 Numbers come only from test-artifacts/site-quality/last-run.json (see
-:func:`a2a_kb.site.measurements.read_site_quality`) and, for performance, from row 12 of
-bench/results.json (:func:`a2a_kb.site.measurements.performance_of`): performance is a
+`a2a_kb.site.measurements.read_site_quality`) and, for performance, from row 12 of
+bench/results.json (`a2a_kb.site.measurements.performance_of`): performance is a
 timing, measured by `make bench` (five runs a page, the median) and never a gate of
 `make test`. Without a run the page says so.
 """

@@ -121,7 +121,7 @@ def others_page(data: SiteData, use_directory_urls: bool = True, today: dt.date 
 
 
 def proposal_claims(data: SiteData) -> list[Claim]:
-    """Claims about changes proposed and not adopted: those filed in ``proposals.yaml`` or
+    """Claims about changes proposed and not adopted: those filed in `proposals.yaml` or
     whose subject names a proposal."""
     return [c for c in data.kb.claims.values()
             if c.file.rsplit("/", 1)[-1].startswith("proposals.") or c.subject.lower().startswith("proposal")]

@@ -54,7 +54,7 @@ class BindingCount:
 class Count:
     """What a count of a version's values counts, so that two counts that meet on a page
     can say why they differ: the union of the bindings against one binding, with or
-    without the values that name no state (``unknown``, ``TASK_STATE_UNSPECIFIED``)."""
+    without the values that name no state (`unknown`, `TASK_STATE_UNSPECIFIED`)."""
 
     total: int
     named: int
@@ -93,7 +93,7 @@ class Count:
 
 
 def count_of(raw: dict[str, Any]) -> Count:
-    """The :class:`Count` of a state table in the JSON shape of ``a2a-kb states``."""
+    """The `Count` of a state table in the JSON shape of `a2a-kb states`."""
     rows = raw.get("states", [])
     present = {b for r in rows for b in r.get("spellings", {})}
     ordered = [b for b in _BINDING_ORDER if b in present] + sorted(present - set(_BINDING_ORDER))
@@ -113,7 +113,7 @@ class SourceCell:
     href: str
     lines: list[int]
     cites: list[Cite]
-    words: str = ""  # the source's own words for the class, quoted from ``lines``
+    words: str = ""  # the source's own words for the class, quoted from `lines`
     also: list[tuple[int, str]] = field(default_factory=list)  # other lines saying the same
 
 
@@ -197,13 +197,14 @@ class Table:
         return binding_title(binding)
 
     def in_class(self, cls: str) -> list[Row]:
-        """The rows some source of this version gives ``cls``, in table order: the one-line
+        """The rows some source of this version gives `cls`, in table order: the one-line
         summary atop the table, read from the same cells the table shows."""
         return [r for r in self.rows if cls in r.classes]
 
 
 def binding_of(data: SiteData, source_id: str) -> str:
-    """The binding a source's spellings stand for (as :mod:`a2a_kb.knowledge.states` keys them)."""
+    """The binding a source's spellings stand for (as [`a2a_kb.knowledge.states`][a2a_kb.knowledge.states]
+    keys them)."""
     source = data.kb.sources[source_id]
     if source.kind == "json-schema":
         return "json"
@@ -278,7 +279,7 @@ def _class_rank(cls: str) -> int:
 
 
 def _free_id(wanted: str, taken: set[str]) -> str:
-    """``wanted``, or ``wanted_2`` … when a state of the model already has that id."""
+    """`wanted`, or `wanted_2` … when a state of the model already has that id."""
     ident, n = wanted, 1
     while ident in taken:
         n += 1
@@ -296,7 +297,7 @@ def mermaid(model: dict[str, Any]) -> tuple[Markup, list[str], bool]:
     So the terminal states sit in one box, and a state that may end in every one of them
     gets one edge into the box; when every such state may, they sit in a box of their own
     and a single edge joins the two. Every move still has its row in the table below the
-    diagram. States with no class (the proto's zero value, ``unknown``) take part in no move
+    diagram. States with no class (the proto's zero value, `unknown`) take part in no move
     and are named below the diagram instead.
     """
     from ..escape import mermaid_id

@@ -1,5 +1,5 @@
 """The Structure page: the a2a_kb package drawn as floors of rooms (see
-:mod:`a2a_kb.site.package_graph`), with the imports that go against the floors, the cycles,
+`a2a_kb.site.package_graph`), with the imports that go against the floors, the cycles,
 and the modules over 400 lines with the reason each gives."""
 
 from __future__ import annotations

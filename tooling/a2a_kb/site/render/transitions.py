@@ -32,7 +32,7 @@ class Matrix:
 
 
 def transition_claims(data: SiteData) -> list[Claim]:
-    """Claims filed in ``transitions.yaml``, or whose subject names a transition."""
+    """Claims filed in `transitions.yaml`, or whose subject names a transition."""
     return [c for c in data.kb.claims.values()
             if c.file.rsplit("/", 1)[-1].startswith("transitions.")
             or c.subject.lower().startswith("transition")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -82,6 +83,31 @@ def test_the_command_answers_from_the_index(kb: Path) -> None:
     # The warm path reads neither YAML nor the project settings, nor validates anything.
     for heavy in ("yaml", "a2a_kb.records.yamldoc", "a2a_kb.project", "tomllib", "jsonschema"):
         assert heavy not in imported, heavy
+
+
+# What no answer of `states` or `conflicts` reads: the site, the fetch stage, the parsers
+# that turn sources into facts (the facts are read from the cache), HTTP and the schemas.
+_NOT_ANSWERED_FROM = ("a2a_kb.site", "a2a_kb.sources", "a2a_kb.capture", "a2a_kb.extract.proto",
+                      "a2a_kb.extract.markdown", "a2a_kb.extract.sdk_", "a2a_kb.extract.json_schema",
+                      "a2a_kb.extract.test_suite", "mkdocs", "jinja2", "markdown_it", "requests",
+                      "jsonschema", "proto_schema_parser", "tree_sitter", "griffe")
+
+
+@pytest.mark.parametrize("command", ["states", "conflicts"])
+def test_states_and_conflicts_import_only_what_they_answer_from(command: str, real_cache: Path) -> None:
+    """Once the sources' facts are in the cache (a first run reads them with the parsers)."""
+    from conftest import REPO
+
+    argv = [sys.executable, "-X", "importtime", "-m", "a2a_kb.cli", "--root", str(REPO), command,
+            "--format", "json"]
+    env = {**os.environ, "A2A_KB_CACHE": str(real_cache)}
+    subprocess.run(argv, capture_output=True, check=True, env=env)  # the cache warmed
+    done = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
+    assert json.loads(done.stdout)
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "a2a_kb.knowledge" in imported
+    found = sorted(m for m in imported if m.startswith(_NOT_ANSWERED_FROM))
+    assert not found, found
 
 
 @pytest.mark.parametrize(

@@ -216,6 +216,13 @@ def row_query(setting: Setting) -> Row:
     claim_id = _some_claim_id(root)
     query = [_bin("a2a-kb"), "query", "--id", claim_id]
     _run(query, setting, root)  # builds the index
+    # The knowledge base was written a moment before: its files are racy for that index
+    # (their bytes are compared) until a query finds the index older than RACY_SECONDS
+    # and stamps it again; warm is the index as it is in use from then on.
+    from a2a_kb.knowledge.query import RACY_SECONDS
+
+    time.sleep(RACY_SECONDS + 1)
+    _run(query, setting, root)
     repeats = max(5, 3 * setting.repeats)
     ours = median(_run(query, setting, root) for _ in range(repeats))
     bare = median(_run([sys.executable, "-c", "pass"], setting, root) for _ in range(repeats))

@@ -59,6 +59,40 @@ def test_a_changed_file_is_read_again(kb: Path) -> None:
     assert query.from_index(str(kb), query.Filters(ids=[])) is None
 
 
+def test_files_written_just_before_the_index_are_read_a_few_times_not_on_every_query(
+        kb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixture's files were written just before the index: racy, so their bytes are
+    compared. Once the index is older than RACY_SECONDS, a query that finds them unchanged
+    writes the index again, stamped with its own time, and the next query reads only the
+    bucket it needs; an edit made after that is still seen."""
+    import time
+
+    records = list((kb / "claims").glob("*.yaml")) + list((kb / "sources").glob("*.yaml"))
+    for path in records:  # as a fresh clone's: written a moment before the first query
+        os.utime(path)
+    files = len(records)
+    project = Project.at(kb)
+    every = query.run(project, query.Filters(ids=[]))
+    read: list[int] = []
+    checksum = query._checksum
+    monkeypatch.setattr(query, "_checksum", lambda data: (read.append(len(data)), checksum(data))[1])
+    one = query.Filters(ids=[str(every[0]["id"])])
+    assert query.from_index(str(kb), one) == [every[0]]
+    assert len(read) >= files  # every racy file, then the bucket
+    later = time.time_ns() + (query.RACY_SECONDS + 1) * 1_000_000_000
+    monkeypatch.setattr(time, "time_ns", lambda: later)
+    read.clear()
+    assert query.from_index(str(kb), one) == [every[0]]  # still racy: read, then restamped
+    assert len(read) >= files
+    read.clear()
+    assert query.from_index(str(kb), one) == [every[0]]
+    assert len(read) == 1  # the one bucket
+    monkeypatch.undo()
+    claims = sorted((kb / "claims").glob("*.yaml"))[-1]
+    claims.write_text(claims.read_text("utf-8").replace("statement: ", "statement: Later. ", 1), "utf-8")
+    assert query.from_index(str(kb), query.Filters(ids=[])) is None
+
+
 def test_a_damaged_index_is_rebuilt(kb: Path) -> None:
     project = Project.at(kb)
     every = query.run(project, query.Filters(ids=[]))

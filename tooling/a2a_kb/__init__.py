@@ -14,12 +14,11 @@ deferred so that light commands (`a2a-kb query`) start fast.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: see a2a_kb.cli on start-up
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from .knowledge.check import CheckResult
@@ -32,6 +31,8 @@ def load(root: str | Path | None = None) -> KnowledgeBase:
 
     Problems in the records do not raise: they are in `kb.problems` as diagnostics.
     """
+    from pathlib import Path
+
     from .project import Project
     from .records.validate import validate
 

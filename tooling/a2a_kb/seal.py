@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import os
 from functools import cache
-from pathlib import Path
 
 try:  # the very class hashlib.blake2b names, without hashlib, which also loads OpenSSL (2 ms a query)
     from _blake2 import blake2b
@@ -32,16 +31,20 @@ KEY_BYTES = 32
 KEY_ENV = "A2A_KB_SEAL_KEY"
 
 
-def key_path() -> Path:
+def key_path() -> str:
+    """Where this user's key is: $A2A_KB_SEAL_KEY, else a2a-kb/seal.key in the state
+    folder ($XDG_STATE_HOME, else ~/.local/state). A string: every warm query reads it,
+    and it needs no `pathlib` (see a2a_kb.layout)."""
     if os.environ.get(KEY_ENV):
-        return Path(os.environ[KEY_ENV])
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "a2a-kb" / "seal.key"
+        return os.environ[KEY_ENV]
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "a2a-kb", "seal.key")
 
 
-def _read(path: Path) -> bytes | None:
+def _read(path: str) -> bytes | None:
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read(KEY_BYTES + 1)
     except OSError:
         return None
     return data if len(data) == KEY_BYTES else None
@@ -57,8 +60,8 @@ def key() -> bytes:
         return found
     fresh = os.urandom(KEY_BYTES)
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temp = path.with_name(f".{path.name}.{os.getpid()}")
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        temp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}")
         handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.write(handle, fresh)
@@ -70,7 +73,7 @@ def key() -> bytes:
         except FileExistsError:
             pass
         finally:
-            temp.unlink()
+            os.unlink(temp)
         found = _read(path)
         if found is not None:
             return found

@@ -7,7 +7,6 @@ import argparse
 import contextlib
 import os
 import sys
-from pathlib import Path
 
 from ..version import __version__
 from .common import EXIT_USAGE, VERDICTS
@@ -15,6 +14,7 @@ from .common import EXIT_USAGE, VERDICTS
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: see a2a_kb.cli on start-up
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any, NoReturn
 
 # The longest value a flag or argument may have: room for any path (PATH_MAX), far from the
@@ -39,6 +39,16 @@ def _value(text: str) -> str:
 
 
 _value.__name__ = "value"  # what argparse calls the type in its messages
+
+
+def _folder(text: str) -> Path:
+    """A folder to write into (`--out`), as a path."""
+    from pathlib import Path
+
+    return Path(_value(text))
+
+
+_folder.__name__ = "value"
 
 
 def _shaped(shape: str, example: str) -> Callable[[str], str]:
@@ -218,7 +228,7 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("new", nargs="?", help="the newer version, e.g. 1.0.0")
     sp.add_argument("--all", action="store_true",
                     help="every ordered pair of versions (old before new), in one process")
-    sp.add_argument("--out", type=lambda text: Path(_value(text)), metavar="DIR",
+    sp.add_argument("--out", type=_folder, metavar="DIR",
                     help="with --all: write each pair's report to DIR/OLD-to-NEW.{json,md,txt}")
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
     sp.add_argument(

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from ..errors import ConfigurationError
 from .arguments import parser
@@ -72,6 +71,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from ..cache import Cache
     from ..output import dumps, envelope
     from ..sources.fetch import fetch
@@ -294,6 +295,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 def cmd_tck(args: argparse.Namespace) -> int:
     import contextlib
+    from pathlib import Path
 
     from ..capture import tck
 
@@ -314,6 +316,8 @@ def cmd_tck(args: argparse.Namespace) -> int:
 
 def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """Upstream as it is now: the network, a mirror, or endpoints pointed elsewhere."""
+    from pathlib import Path
+
     from ..sources.upstream import Endpoints, Reader
 
     mirror = args.mirror or os.environ.get("A2A_KB_MIRROR") or None

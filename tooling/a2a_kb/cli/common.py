@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: see a2a_kb.cli on start-up
 if TYPE_CHECKING:  # annotations only: every import here delays `a2a-kb query`
@@ -17,6 +16,8 @@ VERDICTS = ("verified", "contradicted", "unverifiable", "quote-missing", "stale"
 
 
 def _project(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
     from ..project import Project
 
     return Project.find(Path(args.root) if args.root else None)

@@ -33,11 +33,15 @@ import contextlib
 import json
 import os
 import zlib
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: see a2a_kb.cli on start-up
 if TYPE_CHECKING:  # imported only when the index cannot answer (see from_index)
+    from collections.abc import Sequence
+    from os import PathLike
+    from pathlib import Path
     from typing import IO, Any
+
+    Files = Sequence[str | PathLike[str]]  # record files: path strings (the warm path) or Paths
 
     from ..project import Project
 
@@ -95,12 +99,17 @@ class Filters:
         return not (self.text and self.text.lower() not in str(row.get("statement", "")).lower())
 
 
-def _stamp(files: list[Path]) -> list[list[Any]]:
+def _read(file: str | PathLike[str]) -> bytes:
+    with open(file, "rb") as handle:
+        return handle.read()
+
+
+def _stamp(files: Files) -> list[list[Any]]:
     """What a file's status says of it: path, size, modification and change times, inode.
     The change time cannot be set back by a program, so an edit always changes the stamp."""
     result = []
     for f in files:
-        st = f.stat()
+        st = os.stat(f)
         result.append([str(f), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino])
     return result
 
@@ -120,7 +129,7 @@ def _seal(header: bytes) -> str:
 
 
 def _file_checksums(files: list[Path]) -> list[str]:
-    return [_checksum(f.read_bytes()) for f in files]
+    return [_checksum(_read(f)) for f in files]
 
 
 def _rows_from_files(project: Project, files: list[Path]) -> list[dict[str, Any]]:
@@ -174,13 +183,13 @@ def _header(line: bytes) -> dict[str, Any] | None:
     return header if isinstance(header, dict) and header.get("version") == INDEX_VERSION else None
 
 
-def _unchanged(header: dict[str, Any], files: list[Path], stamp: list[list[Any]]) -> bool:
+def _unchanged(header: dict[str, Any], files: Files, stamp: list[list[Any]]) -> bool:
     """Whether the record files are those the index was built from (see the module)."""
     if header["stamp"] != stamp:
         return False
     racy_after = header["written_ns"] - RACY_SECONDS * 1_000_000_000
     for file, status, checksum in zip(files, stamp, header["inputs"], strict=True):
-        if status[2] >= racy_after and _checksum(file.read_bytes()) != checksum:
+        if status[2] >= racy_after and _checksum(_read(file)) != checksum:
             return False
     return True
 
@@ -203,7 +212,7 @@ def _read_buckets(index: IO[bytes], header: dict[str, Any], wanted: list[int] | 
     return [row for _, row in found]
 
 
-def _cached_rows(path: Path, files: list[Path], ids: list[str]) -> list[dict[str, Any]] | None:
+def _cached_rows(path: str | Path, files: Files, ids: list[str]) -> list[dict[str, Any]] | None:
     """The rows for `ids` (every row when empty) from the index, or None when the index is
     missing, damaged, or describes other files than `files`."""
     try:
@@ -235,18 +244,19 @@ def _stale_racy(header: dict[str, Any], stamp: list[list[Any]]) -> bool:
     return old and any(status[2] >= racy_after for status in stamp)
 
 
-def _restamp(path: Path, header: dict[str, Any], rest: bytes) -> None:
+def _restamp(path: str | Path, header: dict[str, Any], rest: bytes) -> None:
     """Write the index again as it is, with `now` as the time it was written: its files
     were just found unchanged, their bytes included, so only those modified within
     `RACY_SECONDS` of now are racy for it. The buckets are copied, still checked against
     their checksums on every read. A read-only cache keeps the index as it was."""
     import time
+    from pathlib import Path
 
     from ..cache import atomic_write
 
     body = json.dumps({**header, "written_ns": time.time_ns()}).encode("utf-8")
     with contextlib.suppress(OSError):
-        atomic_write(path, _seal(body).encode("ascii") + b" " + body + b"\n" + rest)
+        atomic_write(Path(path), _seal(body).encode("ascii") + b" " + body + b"\n" + rest)
 
 
 def verify_index(path: Path) -> str:
@@ -291,13 +301,13 @@ def from_index(root: str | None, filters: Filters) -> list[dict[str, Any]] | Non
     This is the warm path of `a2a-kb query`, so it imports neither the project settings
     (TOML, dataclasses) nor the YAML reader; `a2a_kb.layout` gives it the same folders
     as Project."""
-    from ..layout import cache_dir, find_root, record_files_in
+    from ..layout import cache_dir_name, find_root_name, record_file_names
 
-    found = find_root(Path(root) if root else None)
+    found = find_root_name(root)
     if found is None:
         return None
-    files = record_files_in(found / "sources", found / "claims")
-    rows = _cached_rows(cache_dir(found) / INDEX_NAME, files, filters.ids)
+    files = record_file_names(os.path.join(found, "sources"), os.path.join(found, "claims"))
+    rows = _cached_rows(os.path.join(cache_dir_name(found), INDEX_NAME), files, filters.ids)
     return None if rows is None else [r for r in rows if filters.keep(r)]
 
 

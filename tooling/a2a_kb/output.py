@@ -48,6 +48,11 @@ def one_line(text: str) -> str:
     return _LINE_BREAKS.sub(_escaped, terminal_safe(text))
 
 
+def listed(names: list[str]) -> str:
+    """Names as a sentence lists them: `a`, `a and b`, `a, b and c`."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def generated_at() -> str:
     """Now in UTC, or $SOURCE_DATE_EPOCH when set, so builds can be reproduced."""
     import datetime as dt  # here: the warm path of `a2a-kb query` never asks the time

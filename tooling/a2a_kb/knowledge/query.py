@@ -187,7 +187,7 @@ def _unchanged(header: dict[str, Any], files: Files, stamp: list[list[Any]]) -> 
     """Whether the record files are those the index was built from (see the module)."""
     if header["stamp"] != stamp:
         return False
-    racy_after = header["written_ns"] - RACY_SECONDS * 1_000_000_000
+    racy_after = _racy_after(header)
     for file, status, checksum in zip(files, stamp, header["inputs"], strict=True):
         if status[2] >= racy_after and _checksum(_read(file)) != checksum:
             return False
@@ -239,9 +239,16 @@ def _stale_racy(header: dict[str, Any], stamp: list[list[Any]]) -> bool:
     index lives, and each query read every one of them: 400 files, 17 ms at 10k claims."""
     import time
 
-    racy_after = header["written_ns"] - RACY_SECONDS * 1_000_000_000
-    old = time.time_ns() - header["written_ns"] > RACY_SECONDS * 1_000_000_000
-    return old and any(status[2] >= racy_after for status in stamp)
+    if time.time_ns() - header["written_ns"] <= RACY_SECONDS * 1_000_000_000:
+        return False
+    racy_after = _racy_after(header)
+    return any(status[2] >= racy_after for status in stamp)
+
+
+def _racy_after(header: dict[str, Any]) -> int:
+    """The modification time from which a record file is racy for this index: within
+    `RACY_SECONDS` of its writing, or after it."""
+    return int(header["written_ns"]) - RACY_SECONDS * 1_000_000_000
 
 
 def _restamp(path: str | Path, header: dict[str, Any], rest: bytes) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..facts import Fact
+from ..output import listed
 from ..records.model import Source
 
 # The operations that create, move, read or end a task (the A2A service's task methods).
@@ -56,10 +57,6 @@ def transports_of(verdict: Mapping[str, Any]) -> dict[str, str]:
     return {t: str(verdict[t]) for t in TRANSPORT_TITLES if t in verdict}
 
 
-def _join(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def in_words(verdict: Mapping[str, Any]) -> str:
     """A verdict as a cell reads it: "passes over JSON-RPC, gRPC and HTTP+JSON", "fails over
     gRPC; passes over JSON-RPC and HTTP+JSON", "not tested"."""
@@ -71,4 +68,4 @@ def in_words(verdict: Mapping[str, Any]) -> str:
     order = sorted(by_word, key=lambda w: list(VERDICT_WORDS.values()).index(w)
                    if w in VERDICT_WORDS.values() else 99)
     order = [w for w in order if w == "fails"] + [w for w in order if w != "fails"]
-    return "; ".join(f"{w} over {_join(by_word[w])}" for w in order)
+    return "; ".join(f"{w} over {listed(by_word[w])}" for w in order)

@@ -149,11 +149,9 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
 
     @event_priority(-100)  # after the search plugin has written its index
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        site = Path(config.site_dir)
-        if self.data is not None:
-            added = search_entries.add(site, search_entries.entries(self.data, config.use_directory_urls))
-            log.info("search: %d entries added for state rows and claims about states", added)
-        split_search_index(site)
+        added = [] if self.data is None else search_entries.entries(self.data, config.use_directory_urls)
+        put = split_search_index(Path(config.site_dir), added)
+        log.info("search: %d entries added for state rows and claims about states", put)
 
     # --- the theme: its title and metadata blocks escape KB text (see escape.py) ---------------
 
@@ -198,18 +196,22 @@ class KnowledgeBasePlugin(BasePlugin[KnowledgeBasePluginConfig]):
         return [*found, Path(__file__).resolve().parent.parent / "templates"]
 
 
-def split_search_index(site: Path) -> None:
-    """Leave at `SEARCH_INDEX`, which the theme's page script
-    fetches and parses on the main thread of every page, the index's configuration with no
-    documents, and move the whole index to `SEARCH_DOCUMENTS`,
-    which the site's search worker fetches (`kb-search.js`). A site without an index (no
-    search plugin) is left as it is."""
+def split_search_index(site: Path, added: list[dict[str, Any]] | None = None) -> int:
+    """Leave at `SEARCH_INDEX`, which the theme's page script fetches and parses on the main
+    thread of every page, the index's configuration with no documents, and write the whole
+    index, with the entries `added` placed under their pages
+    ([`placed`][a2a_kb.site.search_entries.placed]), to `SEARCH_DOCUMENTS`, which the site's
+    search worker fetches (`kb-search.js`). A site without an index (no search plugin) is
+    left as it is. Returns how many of `added` were put in."""
     index_path = site / paths.SEARCH_INDEX
     if not index_path.is_file():
-        return
-    config = json.loads(index_path.read_text("utf-8"))["config"]
-    index_path.replace(site / paths.SEARCH_DOCUMENTS)
-    index_path.write_text(json.dumps({"config": config, "docs": []}), "utf-8")
+        return 0
+    index = json.loads(index_path.read_text("utf-8"))
+    index["docs"], put = search_entries.placed(index["docs"], added or [])
+    documents = json.dumps(index, ensure_ascii=False, separators=(",", ":"))
+    (site / paths.SEARCH_DOCUMENTS).write_text(documents, "utf-8")
+    index_path.write_text(json.dumps({"config": index["config"], "docs": []}), "utf-8")
+    return put
 
 
 def _display_path(page: Page, config: MkDocsConfig, project: Project | None) -> str:

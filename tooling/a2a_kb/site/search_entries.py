@@ -20,19 +20,17 @@ spelling is typed. How these rank against the pages is in `a2a_kb.site.ranking`.
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from typing import Any
 
 from markupsafe import escape
 
-from ..records.model import Claim
+from ..output import listed
 from . import paths, ranking
 from .data import SiteData
 from .escape import prose
 from .links import page_url
-from .render.common import subject_state
+from .render.common import subject_spelling, subject_state
 
 # A class as the sentence says it (the others read as they are: active, terminal …).
 _CLASS_WORDS = {
@@ -100,7 +98,7 @@ def _row_sentence(data: SiteData, version: str, row: dict[str, Any]) -> str:
     if not by_class:
         said = f"In {version}, {name} is a value no source gives a class."
     else:
-        parts = [f"{_CLASS_WORDS.get(cls, cls)} according to {_and(titles)}"
+        parts = [f"{_CLASS_WORDS.get(cls, cls)} according to {listed(titles)}"
                  for cls, titles in by_class.items()]
         said = f"In {version}, {name} is {'; '.join(parts)}."
     if row.get("number") is not None:
@@ -108,10 +106,6 @@ def _row_sentence(data: SiteData, version: str, row: dict[str, Any]) -> str:
     if row.get("disagreement"):
         said += " The sources disagree on its class."
     return said
-
-
-def _and(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def state_claims(data: SiteData, use_directory_urls: bool = True) -> list[dict[str, Any]]:
@@ -131,7 +125,7 @@ def state_claims(data: SiteData, use_directory_urls: bool = True) -> list[dict[s
     found = []
     for claim, state in about:
         spelling = subject_spelling(claim)
-        named = state if spelling in ("", state) else f"{state} ({spelling})"
+        named = state if spelling in (None, "", state) else f"{state} ({spelling})"
         versions = ", ".join(data.kb.version(v).title for v in claim.versions if v in order)
         said = f"{prose(claim.statement)} Claim {escape(data.verdict(claim.id))}"
         said += f", about {escape(versions)}." if versions else "."
@@ -144,32 +138,19 @@ def state_claims(data: SiteData, use_directory_urls: bool = True) -> list[dict[s
     return found
 
 
-def subject_spelling(claim: Claim) -> str:
-    """The state as a claim's subject spells it (`TaskState.TASK_STATE_CANCELLED/set-by`
-    gives `TASK_STATE_CANCELLED`)."""
-    return claim.subject.strip().removeprefix("TaskState.").split("/", 1)[0].split("#", 1)[0]
-
-
-def add(site: Path, added: list[dict[str, Any]]) -> int:
-    """Put `added` into the theme's index at `paths.SEARCH_INDEX`, each right after
-    the entry of its page (the theme groups a page's entries under the page's own, which
-    must come first). An entry whose page is not in the index is left out. Returns how
-    many were put in."""
-    index_path = site / paths.SEARCH_INDEX
-    if not index_path.is_file() or not added:
-        return 0
-    index = json.loads(index_path.read_text("utf-8"))
+def placed(docs: list[dict[str, Any]], added: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """`docs` (the theme's index entries) with each of `added` right after the entry of
+    its page (the theme groups a page's entries under the page's own, which must come
+    first), and how many were put in. An entry whose page is not in the index is left out."""
     under: dict[str, list[dict[str, Any]]] = {}
     for entry in added:
         under.setdefault(entry["location"].split("#", 1)[0], []).append(entry)
-    docs: list[dict[str, Any]] = []
+    result: list[dict[str, Any]] = []
     put = 0
-    for doc in index["docs"]:
-        docs.append(doc)
+    for doc in docs:
+        result.append(doc)
         if "#" not in doc["location"]:
             children = under.pop(doc["location"], [])
-            docs.extend(children)
+            result.extend(children)
             put += len(children)
-    index["docs"] = docs
-    index_path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), "utf-8")
-    return put
+    return result, put

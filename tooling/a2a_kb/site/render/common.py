@@ -31,13 +31,19 @@ class Cite:
     rank: str
 
 
-def subject_state(claim: Claim) -> str | None:
-    """The canonical state a claim is about, when its subject is `TaskState.<spelling>`."""
+def subject_spelling(claim: Claim) -> str | None:
+    """The state as a claim's subject spells it, when its subject is `TaskState.<spelling>`
+    (`TaskState.TASK_STATE_CANCELLED/set-by` gives `TASK_STATE_CANCELLED`)."""
     subject = claim.subject.strip()
     if not subject.startswith("TaskState."):
         return None
-    name = subject[len("TaskState."):].split("/", 1)[0].split("#", 1)[0]
-    return canonical_state(name)
+    return subject[len("TaskState."):].split("/", 1)[0].split("#", 1)[0]
+
+
+def subject_state(claim: Claim) -> str | None:
+    """The canonical state a claim is about, when its subject is `TaskState.<spelling>`."""
+    spelling = subject_spelling(claim)
+    return canonical_state(spelling) if spelling is not None else None
 
 
 def role(claim: Claim) -> str | None:

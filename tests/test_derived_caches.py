@@ -213,3 +213,15 @@ def test_derived_data_from_another_key_is_not_believed(real_copy: tuple[Path, di
     removed = json.loads(done.stdout).get("derived_removed", [])
     assert any("facts" in line for line in removed), removed
     assert (tmp_path / "another.key").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("where", ["seal.key", "keys/seal.key"])
+def test_the_seal_key_is_made_once_and_kept_wherever_it_is_named(where: str, tmp_path: Path) -> None:
+    """`A2A_KB_SEAL_KEY` as a bare file name (the working folder) or a path into a folder
+    not made yet: the key is written there, and the next process reads the same one."""
+    program = ("import sys; from a2a_kb import seal; sys.stdout.write(seal.key().hex())")
+    env = {**os.environ, "A2A_KB_SEAL_KEY": where}
+    runs = [subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=env, capture_output=True,
+                           text=True, check=True).stdout for _ in range(2)]
+    assert runs[0] == runs[1] == (tmp_path / where).read_bytes().hex()
+    assert len(runs[0]) == 64

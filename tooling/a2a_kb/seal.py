@@ -60,8 +60,9 @@ def key() -> bytes:
         return found
     fresh = os.urandom(KEY_BYTES)
     with contextlib.suppress(OSError):
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        temp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}")
+        folder = os.path.dirname(path) or "."  # a bare file name: the working folder
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        temp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}")
         handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.write(handle, fresh)
